@@ -1,0 +1,1 @@
+"""The command-line layer: thin commands over the library, one module per command."""

@@ -1,0 +1,113 @@
+"""The directory contract: which files a package contributes by where they sit (see DESIGN.md)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Kind = Literal["tool", "workflow", "skill", "command", "hook", "team", "route", "event", "ui-entry", "surface"]
+
+# kind -> (folder, allowed suffixes); a file's stem is the entry's name.
+FLAT_KINDS: dict[Kind, tuple[str, tuple[str, ...]]] = {
+    "tool": ("tools", (".ts", ".js", ".json")),
+    "workflow": ("workflows", (".json", ".md")),
+    "command": ("commands", (".md",)),
+    "hook": ("hooks", (".ts", ".js")),
+    "team": ("team", (".md",)),
+    "route": ("routes", (".ts",)),
+    "event": ("src/events", (".ts",)),
+}
+UI_ENTRY_CANDIDATES = ("src/app/host.tsx", "src/app/host.ts", "src/app/host.jsx", "src/app/host.js")
+SURFACE_KINDS = ("widget", "card", "dock")
+
+
+@dataclass(frozen=True)
+class ContractFile:
+    """A file the directory contract discovered: its kind, entry name and package-relative path."""
+
+    kind: Kind
+    name: str
+    path: str
+    symlink: bool = False
+
+
+@dataclass(frozen=True)
+class Contract:
+    """Everything discovered under a package root, by kind and then by entry name."""
+
+    files: dict[Kind, dict[str, ContractFile]] = field(default_factory=dict)
+    # (path, reason) for files that sit in a contract folder but do not fit it
+    strays: tuple[tuple[str, str], ...] = ()
+
+    def of(self, kind: Kind) -> dict[str, ContractFile]:
+        return self.files.get(kind, {})
+
+    @property
+    def ui_entry(self) -> ContractFile | None:
+        return next(iter(self.of("ui-entry").values()), None)
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def discover(root: Path) -> Contract:
+    """Scan ``root`` once for the contract's folders; never follows a symlink out of a listing."""
+    files: dict[Kind, dict[str, ContractFile]] = {}
+    strays: list[tuple[str, str]] = []
+
+    for kind, (folder, suffixes) in FLAT_KINDS.items():
+        found: dict[str, ContractFile] = {}
+        for entry in _entries(root / folder):
+            rel = f"{folder}/{entry.name}"
+            stem, dot, suffix = entry.name.rpartition(".")
+            if entry.name.startswith(".") or not entry.is_file():
+                continue
+            if not dot or "." + suffix not in suffixes:
+                continue
+            if suffix == "ts" and stem.endswith(".d"):  # a .d.ts declaration file is not an entry
+                continue
+            if stem in found:
+                strays.append((rel, f"{found[stem].path} already defines the {kind} {stem!r}"))
+                continue
+            found[stem] = ContractFile(kind, stem, rel, entry.is_symlink())
+        if found:
+            files[kind] = found
+
+    skills: dict[str, ContractFile] = {}
+    for entry in _entries(root / "skills"):
+        skill_md = Path(entry.path) / "SKILL.md"
+        if entry.is_dir() and skill_md.is_file():
+            skills[entry.name] = ContractFile(
+                "skill", entry.name, f"skills/{entry.name}/SKILL.md", entry.is_symlink() or skill_md.is_symlink()
+            )
+    if skills:
+        files["skill"] = skills
+
+    for candidate in UI_ENTRY_CANDIDATES:
+        path = root / candidate
+        if path.is_file():
+            files["ui-entry"] = {"host": ContractFile("ui-entry", "host", candidate, path.is_symlink())}
+            break
+
+    surfaces: dict[str, ContractFile] = {}
+    for kind_dir in _entries(root / "app/surfaces"):
+        if not kind_dir.is_dir():
+            continue
+        if kind_dir.name not in SURFACE_KINDS:
+            strays.append((f"app/surfaces/{kind_dir.name}", "not a surface kind (widget, card or dock)"))
+            continue
+        for surface in _entries(Path(kind_dir.path)):
+            if surface.is_dir():
+                key = f"{kind_dir.name}/{surface.name}"
+                surfaces[key] = ContractFile("surface", key, f"app/surfaces/{key}", surface.is_symlink())
+    if surfaces:
+        files["surface"] = surfaces
+
+    return Contract(files=files, strays=tuple(strays))

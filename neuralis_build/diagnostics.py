@@ -1,0 +1,125 @@
+"""Located diagnostics: what is wrong, in which file, at which JSON pointer, and how to fix it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Literal, TypedDict
+
+Severity = Literal["error", "warning", "note"]
+
+_SEVERITY_ORDER: dict[Severity, int] = {"error": 0, "warning": 1, "note": 2}
+
+
+@dataclass(frozen=True)
+class Code:
+    """A stable diagnostic code (``NB0402``) with a short slug that names the rule."""
+
+    id: str
+    slug: str
+    summary: str
+
+    def __str__(self) -> str:
+        return self.id
+
+
+CODES: dict[str, Code] = {}
+
+
+def code(id: str, slug: str, summary: str) -> Code:
+    """Register a diagnostic code; every code is declared once, beside the rule that emits it."""
+    if id in CODES:
+        raise ValueError(f"diagnostic code {id} declared twice")
+    new = Code(id, slug, summary)
+    CODES[id] = new
+    return new
+
+
+class DiagnosticJSON(TypedDict):
+    severity: Severity
+    code: str
+    file: str
+    pointer: str
+    message: str
+    hint: str | None
+    line: int | None
+    column: int | None
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding: a severity, a stable code, a file, an RFC 6901 pointer, a message and a hint."""
+
+    severity: Severity
+    code: str
+    file: str
+    pointer: str
+    message: str
+    hint: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def to_json(self) -> DiagnosticJSON:
+        return {
+            "severity": self.severity,
+            "code": self.code,
+            "file": self.file,
+            "pointer": self.pointer,
+            "message": self.message,
+            "hint": self.hint,
+            "line": self.line,
+            "column": self.column,
+        }
+
+    def located(self, line: int | None, column: int | None) -> Diagnostic:
+        return replace(self, line=line, column=column)
+
+    @property
+    def sort_key(self) -> tuple[str, tuple[str, ...], int, str]:
+        return (self.file, tuple(self.pointer.split("/")), _SEVERITY_ORDER[self.severity], self.code)
+
+
+@dataclass
+class Diagnostics:
+    """A growing list of diagnostics for one file, with shorthands for each severity."""
+
+    file: str = "package.json"
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(
+        self,
+        severity: Severity,
+        code: Code,
+        pointer: str,
+        message: str,
+        hint: str | None = None,
+        *,
+        file: str | None = None,
+    ) -> None:
+        self.items.append(Diagnostic(severity, code.id, file or self.file, pointer, message, hint))
+
+    def error(self, code: Code, pointer: str, message: str, hint: str | None = None, **kw: str) -> None:
+        self.add("error", code, pointer, message, hint, **kw)
+
+    def warning(self, code: Code, pointer: str, message: str, hint: str | None = None, **kw: str) -> None:
+        self.add("warning", code, pointer, message, hint, **kw)
+
+    def note(self, code: Code, pointer: str, message: str, hint: str | None = None, **kw: str) -> None:
+        self.add("note", code, pointer, message, hint, **kw)
+
+    def extend(self, more: Iterable[Diagnostic]) -> None:
+        self.items.extend(more)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self.items)
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    """True when any diagnostic is an error (the package is rejected)."""
+    return any(d.severity == "error" for d in diagnostics)
+
+
+def sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Diagnostics in a stable order: by file, then pointer, then severity."""
+    return sorted(diagnostics, key=lambda d: d.sort_key)

@@ -1,0 +1,89 @@
+"""The host profile: the host a UI module is built for and judged against (DESIGN.md, "The host profile")."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from neuralis_build.errors import UsageError
+
+
+@dataclass(frozen=True)
+class HostProfile:
+    """What the host provides: its API version, React major, shared modules, tools and config keys."""
+
+    host_api_version: str
+    react_major: int
+    shared_modules: tuple[str, ...]
+    platform_tools: tuple[str, ...] = ()
+    platform_config_keys: tuple[str, ...] = ()
+    source: str = "<default>"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hostApiVersion": self.host_api_version,
+            "reactMajor": self.react_major,
+            "sharedModules": list(self.shared_modules),
+            "platformTools": list(self.platform_tools),
+            "platformConfigKeys": list(self.platform_config_keys),
+        }
+
+
+def _string_list(data: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{where}: {key} must be an array of strings")
+    return tuple(value)
+
+
+def parse_host_profile(data: Any, where: str) -> HostProfile:
+    """Validate a host profile's JSON; a bad profile is a usage error (exit 2)."""
+    if not isinstance(data, dict):
+        raise UsageError(f"{where}: a host profile is a JSON object")
+    unknown = sorted(
+        set(data) - {"hostApiVersion", "reactMajor", "sharedModules", "platformTools", "platformConfigKeys", "$schema"}
+    )
+    if unknown:
+        raise UsageError(
+            f"{where}: unknown key(s) {', '.join(unknown)}",
+            hint="a host profile has hostApiVersion, reactMajor, sharedModules, platformTools, platformConfigKeys",
+        )
+    api = data.get("hostApiVersion")
+    if not isinstance(api, str) or not api:
+        raise UsageError(f'{where}: hostApiVersion must be a non-empty string such as "1"')
+    major = data.get("reactMajor")
+    if not isinstance(major, int) or isinstance(major, bool) or major < 0:
+        raise UsageError(f"{where}: reactMajor must be a whole number such as 19")
+    return HostProfile(
+        host_api_version=api,
+        react_major=major,
+        shared_modules=_string_list(data, "sharedModules", where),
+        platform_tools=_string_list(data, "platformTools", where),
+        platform_config_keys=_string_list(data, "platformConfigKeys", where),
+        source=where,
+    )
+
+
+def default_host_profile() -> HostProfile:
+    """The profile that ships with the toolchain."""
+    text = resources.files("neuralis_build").joinpath("data/host-profile.json").read_text("utf-8")
+    return parse_host_profile(json.loads(text), "<default host profile>")
+
+
+def load_host_profile(path: Path | str | None) -> HostProfile:
+    """Read ``--host FILE``, or the default profile when no file is given."""
+    if path is None:
+        return default_host_profile()
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text("utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{p}: host profile not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{p}: cannot read the host profile ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{p}:{exc.lineno}:{exc.colno}: the host profile is not valid JSON: {exc.msg}") from None
+    return parse_host_profile(data, str(p))

@@ -1,0 +1,126 @@
+"""RFC 6901 JSON pointers, and finding the line and column a pointer names in JSON source text."""
+
+from __future__ import annotations
+
+import json
+import re
+
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+
+
+def escape(token: str | int) -> str:
+    """Escape one reference token (``~`` → ``~0``, ``/`` → ``~1``)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def join(base: str, *tokens: str | int) -> str:
+    """Append reference tokens to a pointer: ``join("/neuralis", "app", 0)`` → ``/neuralis/app/0``."""
+    return base + "".join("/" + escape(t) for t in tokens)
+
+
+def split(pointer: str) -> list[str]:
+    """The unescaped reference tokens of a pointer (``""`` is the whole document)."""
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise ValueError(f"not a JSON pointer: {pointer!r}")
+    return [unescape(t) for t in pointer[1:].split("/")]
+
+
+class _Locator:
+    """Walks JSON text once and records where every value (and every member's key) starts."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.positions: dict[str, int] = {}
+
+    def run(self) -> dict[str, int]:
+        try:
+            self._value(self._skip(0), "")
+        except (IndexError, ValueError):
+            pass  # the text is not valid JSON: keep what was located so far
+        return self.positions
+
+    def _skip(self, i: int) -> int:
+        m = _WS.match(self.text, i)
+        return m.end() if m else i
+
+    def _value(self, i: int, ptr: str, key_at: int | None = None) -> int:
+        self.positions.setdefault(ptr, i if key_at is None else key_at)
+        ch = self.text[i]
+        if ch == "{":
+            i = self._skip(i + 1)
+            if self.text[i] == "}":
+                return i + 1
+            while True:
+                m = _STRING.match(self.text, i)
+                if not m:
+                    raise ValueError("expected a key")
+                key = json.loads(m.group(0))
+                j = self._skip(m.end())
+                if self.text[j] != ":":
+                    raise ValueError("expected ':'")
+                j = self._value(self._skip(j + 1), join(ptr, key), key_at=i)
+                j = self._skip(j)
+                if self.text[j] == ",":
+                    i = self._skip(j + 1)
+                    continue
+                if self.text[j] == "}":
+                    return j + 1
+                raise ValueError("expected ',' or '}'")
+        if ch == "[":
+            i = self._skip(i + 1)
+            if self.text[i] == "]":
+                return i + 1
+            index = 0
+            while True:
+                j = self._skip(self._value(i, join(ptr, index)))
+                index += 1
+                if self.text[j] == ",":
+                    i = self._skip(j + 1)
+                    continue
+                if self.text[j] == "]":
+                    return j + 1
+                raise ValueError("expected ',' or ']'")
+        m = _STRING.match(self.text, i) if ch == '"' else _SCALAR.match(self.text, i)
+        if not m:
+            raise ValueError("expected a value")
+        return m.end()
+
+
+class SourceMap:
+    """Maps pointers to 1-based (line, column) in the JSON text; built lazily, on the first lookup."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._positions: dict[str, int] | None = None
+        self._line_starts: list[int] | None = None
+
+    def locate(self, pointer: str) -> tuple[int, int] | None:
+        """Where ``pointer`` (or its nearest existing ancestor) starts; ``None`` when nothing matches."""
+        if self._positions is None:
+            self._positions = _Locator(self._text).run()
+        probe = pointer
+        while probe not in self._positions:
+            if not probe:
+                return None
+            probe = probe.rsplit("/", 1)[0]
+        return self.line_column(self._positions[probe])
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self._text)]
+        lo, hi = 0, len(self._line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self._line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - self._line_starts[lo] + 1

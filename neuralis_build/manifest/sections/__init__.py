@@ -1,0 +1,1 @@
+"""One module per section of the spec, in the spec's order."""

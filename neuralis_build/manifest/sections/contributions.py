@@ -1,0 +1,7 @@
+"""Spec section: contributions (not yet written)."""
+
+from __future__ import annotations
+
+from neuralis_build.manifest.engine import Section
+
+SECTION = Section(name="contributions", fields={})

@@ -1,0 +1,53 @@
+"""Identity and opt-in: id, name, descriptions, referenceOnly (spec: "Minimal manifest", "Identity fields")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neuralis_build.diagnostics import code
+from neuralis_build.manifest.engine import Section
+from neuralis_build.manifest.shape import Bool, Checker, Field, Str
+from neuralis_build.npmname import name_problems
+
+NB0110 = code("NB0110", "id-invalid", "the neuralis id is not a valid npm package name")
+NB0111 = code("NB0111", "id-differs-from-name", "the neuralis id differs from the npm name the host resolves")
+
+
+def _id_rule(block: dict[str, Any], c: Checker) -> None:
+    ptr = "/neuralis/id"
+    value = block.get("id")
+    if not isinstance(value, str) or not c.usable(ptr):
+        return
+    problems = name_problems(value)
+    if problems:
+        c.error(
+            NB0110,
+            ptr,
+            f'"{value}" is not a valid package id: {"; ".join(problems)}',
+            "the id is a path segment (node_modules/<id>/): use the package's npm name",
+        )
+        return
+    npm_name = c.package.name if c.package is not None else None
+    if npm_name is not None and value != npm_name:
+        c.warning(
+            NB0111,
+            ptr,
+            f'the id "{value}" differs from the npm name "{npm_name}"; the host installs and resolves the '
+            f"package by its npm name",
+            f'remove "id" (it defaults to the npm name) or set it to "{npm_name}"',
+        )
+
+
+SECTION = Section(
+    name="identity",
+    fields={
+        "id": Field(Str(min_length=1, description="The package id; defaults to the npm name.")),
+        "name": Field(Str(min_length=1, description="The human-facing name.")),
+        "description": Field(Str(description="Human-facing description.")),
+        "descriptionForModel": Field(
+            Str(description="LLM-facing description: describe use cases, not implementation.")
+        ),
+        "referenceOnly": Field(Bool(description="A reference or documentation-only package: installed, never loaded.")),
+    },
+    rules=(_id_rule,),
+)

@@ -1,0 +1,95 @@
+"""Shared test helpers: build package trees from dicts and run the real checker on them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neuralis_build.check import CheckResult, check_path
+from neuralis_build.trust import Trust
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "example-packages"
+
+Tree = Mapping[str, Any]
+
+
+def build_file_tree(root: Path, tree: Tree) -> Path:
+    """Write ``tree`` under ``root``: str/bytes are files, dicts are folders or JSON (for *.json keys)."""
+    for name, content in tree.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        elif name.endswith(".json"):
+            path.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+        elif isinstance(content, Mapping):
+            path.mkdir(exist_ok=True)
+            build_file_tree(path, content)
+        else:
+            raise TypeError(f"{name}: unsupported content {type(content).__name__}")
+    return root
+
+
+def manifest(neuralis: Any = None, *, name: str = "acme-pkg", version: str = "1.0.0", **extra: Any) -> dict[str, Any]:
+    """A package.json with a neuralis block (an empty opt-in by default)."""
+    data: dict[str, Any] = {"name": name, "version": version}
+    data.update(extra)
+    data["neuralis"] = {} if neuralis is None else neuralis
+    return data
+
+
+Findings = list[tuple[str, str, str]]
+
+
+def findings(result: CheckResult) -> Findings:
+    """(severity, code, pointer) of every diagnostic: what rule tests assert on."""
+    return [(d.severity, d.code, d.pointer) for d in result.diagnostics]
+
+
+@pytest.fixture
+def check_tree(tmp_path: Path) -> Callable[..., CheckResult]:
+    """Write a tree into a fresh folder and check it: ``check_tree({...}, trust="first-party")``."""
+    counter = iter(range(10_000))
+
+    def run(tree: Tree, trust: Trust = "first-party") -> CheckResult:
+        root = tmp_path / f"pkg{next(counter)}"
+        root.mkdir()
+        build_file_tree(root, tree)
+        return check_path(root, trust)
+
+    return run
+
+
+@pytest.fixture
+def check_block(check_tree: Callable[..., CheckResult]) -> Callable[..., Findings]:
+    """Check a package whose only file is package.json with this neuralis block; return its findings."""
+
+    def run(block: Any, trust: Trust = "first-party", files: Tree | None = None, **extra: Any) -> Findings:
+        tree: dict[str, Any] = {"package.json": manifest(block, **extra)}
+        tree.update(files or {})
+        return findings(check_tree(tree, trust))
+
+    return run
+
+
+def copy_example(name: str, dest: Path) -> Path:
+    """A scratch copy of an example package (tests never write into the repository)."""
+    target = dest / name
+    shutil.copytree(EXAMPLES / name, target, symlinks=True, ignore=shutil.ignore_patterns("node_modules", "dist"))
+    return target
+
+
+def node_available() -> bool:
+    return shutil.which("node") is not None and shutil.which("npm") is not None
+
+
+requires_node = pytest.mark.skipif(not node_available() and not os.environ.get("CI"), reason="node and npm are needed")
