@@ -23,3 +23,7 @@ def run_probe(module: str) -> str:
 
 def test_neuralis_build_version_is_light():
     assert run_probe("build") == "0 []"
+
+
+def test_neuralis_version_is_light():
+    assert run_probe("new") == "0 []"

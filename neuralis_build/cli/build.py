@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from neuralis_build import __version__
-from neuralis_build.cli import common
+from neuralis_build.cli import common, doctor_cmd, image_cmd, pack_cmd, ui_cmd
 
 app = typer.Typer(
     name="neuralis-build",
@@ -91,6 +91,10 @@ def schema() -> None:
     from neuralis_build.manifest.schema import manifest_schema
 
     print(json.dumps(manifest_schema(), indent=2, ensure_ascii=False))
+
+
+for _module in (ui_cmd, pack_cmd, image_cmd, doctor_cmd):
+    _module.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,40 @@
+"""`neuralis`: the package author's entry point (`neuralis new`)."""
+
+from __future__ import annotations
+
+import typer
+
+from neuralis_build import __version__
+from neuralis_build.cli import common
+
+app = typer.Typer(
+    name="neuralis",
+    help="Create Neuralis packages.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"neuralis {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show tracebacks of internal errors."),
+) -> None:
+    common.VERBOSE = verbose
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The console script."""
+    return common.run_app(app, argv, prog="neuralis")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
