@@ -1,9 +1,149 @@
-"""`neuralis-build image` (registered by build.py; not yet written)."""
+"""`neuralis-build image`: build a host image from a SPEC, show each package as it finishes, then the summary."""
 
 from __future__ import annotations
 
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from neuralis_build.image.report import ImageResult, PackageOutcome
+
+
+class ImageFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+_STATUS_STYLE = {"loaded": "green", "reference-only": "cyan", "not-neuralis": "dim", "refused": "bold red"}
 
 
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
+
+    @app.command()
+    def image(
+        spec: Annotated[Path, typer.Argument(help="The image spec (TOML): [host] and [[packages]].")],
+        out: Annotated[Path, typer.Option("--out", "-o", help="The image folder.")] = Path("build/image"),
+        host: Annotated[
+            Path | None, typer.Option("--host", help="A host profile JSON file (overrides [host] profile).")
+        ] = None,
+        jobs: Annotated[
+            int | None, typer.Option("--jobs", "-j", min=1, help="Packages worked on at once (default: CPUs).")
+        ] = None,
+        format: Annotated[ImageFormat, typer.Option("--format", "-f", help="text or json.")] = ImageFormat.text,
+        frozen: Annotated[
+            bool, typer.Option("--frozen", help="Refuse to build when the image would differ from its lock.")
+        ] = False,
+        allow_refused: Annotated[
+            bool, typer.Option("--allow-refused", help="Exit 0 even when a package or UI module is refused.")
+        ] = False,
+    ) -> None:
+        """Install, check and judge every package of SPEC into one host image; report every refusal."""
+        from neuralis_build.cli import common
+        from neuralis_build.errors import UsageError
+        from neuralis_build.hostprofile import load_host_profile
+        from neuralis_build.image.build import PackageFinished, build_image
+        from neuralis_build.image.spec import frozen_problems, load_spec
+
+        image_spec = load_spec(spec)
+        if frozen:
+            problems = frozen_problems(image_spec)
+            if problems:
+                raise UsageError("--frozen needs a pinned integrity:\n  " + "\n  ".join(problems))
+        profile = load_host_profile(host or image_spec.host_profile)
+        err = common.stderr()
+
+        def show(event: PackageFinished) -> None:
+            err.print(_progress_line(event.outcome, event.index, event.total))
+
+        with err.status(f"building {len(image_spec.packages)} package(s) into {out}", spinner="dots"):
+            result = build_image(
+                image_spec,
+                out,
+                host=profile,
+                jobs=jobs or os.cpu_count() or 2,
+                frozen=frozen,
+                on_event=show,
+            )
+        if format is ImageFormat.json:
+            print(result.render(), end="")
+        else:
+            print_summary(common.stdout(), result)
+        if result.anything_refused and not allow_refused:
+            raise typer.Exit(1)
+
+
+def _label(outcome: PackageOutcome) -> str:
+    name = outcome.name or outcome.source
+    return f"{name}@{outcome.version}" if outcome.version else name
+
+
+def _progress_line(outcome: PackageOutcome, index: int, total: int) -> str:
+    from rich.markup import escape
+
+    style = _STATUS_STYLE[outcome.status]
+    verdict = "checked" if outcome.status == "loaded" else outcome.status
+    cached = " [dim](cached)[/]" if outcome.cached else ""
+    width = len(str(total))
+    return (
+        f"[dim][{index + 1:>{width}}/{total}][/] [{style}]{verdict:<14}[/] {escape(_label(outcome))} "
+        f"[dim]{escape(outcome.source)} · {outcome.install_class}[/]{cached}"
+    )
+
+
+def print_summary(console: Console, result: ImageResult) -> None:
+    """The summary: a table of packages, then every refusal with its reason, contested names and services."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from neuralis_build.cli.render import display_path, print_diagnostics
+
+    table = Table(title=f"image {display_path(result.out)}", title_justify="left")
+    for column in ("package", "version", "class", "trust", "status", "UI module"):
+        table.add_column(column)
+    for p in result.packages:
+        module = "" if p.module is None else p.module.status
+        style = "red" if module == "refused" else "green"
+        table.add_row(
+            escape(p.name or p.source),
+            escape(p.version or ""),
+            p.install_class,
+            p.trust,
+            f"[{_STATUS_STYLE[p.status]}]{p.status}[/]",
+            f"[{style}]{module}[/]" if module else "",
+        )
+    console.print(table)
+    for p in result.packages:
+        shown = [d for d in p.diagnostics if d.severity != "note"]
+        if p.status == "refused" or (p.module and p.module.status == "refused") or shown:
+            mark = "[red]✗[/]" if p.status == "refused" else "[yellow]![/]"
+            console.print(f"{mark} [bold]{escape(p.name or p.source)}[/] [dim]({escape(p.source)})[/]: {p.status}")
+            if p.module and p.module.status == "refused":
+                console.print(f"    [red]UI module refused:[/] {escape(p.module.reason or '')}")
+            print_diagnostics(console, shown, base=None)
+    if result.tools:
+        tools = Table(title="contested tool names", title_justify="left")
+        for column in ("tool", "answered by", "shadowed"):
+            tools.add_column(column)
+        for t in result.tools:
+            tools.add_row(escape(t.name), escape(t.owner), escape(", ".join(t.shadowed)))
+        console.print(tools)
+    if result.services:
+        listed = "; ".join(f"{s}: {', '.join(ids)}" for s, ids in result.services.items())
+        console.print(f"services: {escape(listed)}")
+    counts = [
+        f"[green]{result.count('loaded')} loaded[/]",
+        f"[cyan]{result.count('reference-only')} reference-only[/]",
+        f"{result.count('not-neuralis')} not-neuralis",
+        f"[red]{result.count('refused')} refused[/]",
+        f"[red]{result.refused_modules} UI module(s) refused[/]",
+        f"[yellow]{len(result.tools)} contested tool name(s)[/]",
+    ]
+    console.print(" · ".join(counts))
+    console.print(f"[dim]report: {escape(display_path(result.out / 'neuralis-image.json'))}[/]")

@@ -1,0 +1,259 @@
+"""Across packages: tool-name contests, service providers, config keys and OAuth prefixes.
+
+Each loaded package's claims are read once from its checked, trust-dropped block (``CheckResult.effective``)
+and its directory contract; the rules below settle them in a fixed order, never by load order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.trust import Trust
+
+NB1820 = code("NB1820", "tool-shadowed", "another claimant answers this tool name; this package's tool is shadowed")
+NB1821 = code("NB1821", "service-taken", "a singleton service already has a provider")
+NB1822 = code("NB1822", "config-key-taken", "a config key is already declared by another package or the platform")
+NB1823 = code("NB1823", "oauth-prefix-overlap", "an OAuth callback prefix overlaps another package's")
+
+PLATFORM = "@neuralis/platform"
+"""The claimant id of the host profile's own tools and config keys (a first-party claimant)."""
+MCP_PREFIX = "mcp:"
+OAUTH = "oauth-callback:"
+
+Claim = tuple[str, str, str]
+"""(value, file, pointer): what a package claims and where it says so."""
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What one package claims across the image, with where each claim sits."""
+
+    id: str
+    trust: Trust
+    tools: tuple[Claim, ...] = ()
+    services: tuple[Claim, ...] = ()
+    config_keys: tuple[Claim, ...] = ()
+    published: tuple[str, ...] = ()
+    module: dict[str, Any] | None = None
+
+    @property
+    def first_party(self) -> bool:
+        return self.trust == "first-party"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "trust": self.trust,
+            "tools": [list(c) for c in self.tools],
+            "services": [list(c) for c in self.services],
+            "configKeys": [list(c) for c in self.config_keys],
+            "published": list(self.published),
+            "module": self.module,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Facts:
+        def claims(key: str) -> tuple[Claim, ...]:
+            return tuple((str(a), str(b), str(c)) for a, b, c in data[key])
+
+        return cls(
+            id=data["id"],
+            trust=data["trust"],
+            tools=claims("tools"),
+            services=claims("services"),
+            config_keys=claims("configKeys"),
+            published=tuple(data["published"]),
+            module=data["module"],
+        )
+
+
+def facts_of(
+    package_id: str, trust: Trust, effective: dict[str, Any], contract_tools: Iterable[tuple[str, str]]
+) -> Facts:
+    """Read the claims from a checked block; ``contract_tools`` are (name, file) from tools/ (files override inline)."""
+    tools: dict[str, Claim] = {}
+    inline = effective.get("tools")
+    if isinstance(inline, list):
+        for i, entry in enumerate(inline):
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                tools.setdefault(entry["name"], (entry["name"], "package.json", f"/neuralis/tools/{i}/name"))
+    for name, path in contract_tools:
+        tools[name] = (name, path, "")
+    first_party = trust == "first-party"
+    services: list[Claim] = []
+    provides = effective.get("provides")
+    if first_party and isinstance(provides, list):  # host-assigned trust is authoritative
+        services = [
+            (s, "package.json", f"/neuralis/provides/{i}") for i, s in enumerate(provides) if isinstance(s, str)
+        ]
+    keys: list[Claim] = []
+    settings = effective.get("configSettings")
+    if first_party and isinstance(settings, list):  # honored for first-party packages only
+        keys = [
+            (e["key"], "package.json", f"/neuralis/configSettings/{i}/key")
+            for i, e in enumerate(settings)
+            if isinstance(e, dict) and isinstance(e.get("key"), str)
+        ]
+    app = effective.get("app")
+    module = app.get("module") if isinstance(app, dict) and first_party else None
+    module = module if isinstance(module, dict) else None
+    published: tuple[str, ...] = ()
+    if module is not None and isinstance(module.get("provides"), list):
+        published = tuple(p for p in module["provides"] if isinstance(p, str))
+    return Facts(
+        id=package_id,
+        trust=trust,
+        tools=tuple(sorted(tools.values())),
+        services=tuple(services),
+        config_keys=tuple(keys),
+        published=published,
+        module=module,
+    )
+
+
+@dataclass(frozen=True)
+class Claimant:
+    """One claimant of a tool name: the platform, a package, or an MCP server."""
+
+    id: str
+    kind: str  # "platform" | "package" | "mcp"
+    first_party: bool
+
+    def rank(self) -> tuple[int, int, str]:
+        """The spec's fixed rule as a sort key: first-party first, packages before MCP servers, then the smaller id."""
+        return (0 if self.first_party else 1, 1 if self.kind == "mcp" else 0, self.id)
+
+
+@dataclass(frozen=True)
+class ToolContest:
+    """A contested tool name: who answers it and who is shadowed (best first)."""
+
+    name: str
+    owner: str
+    shadowed: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "owner": self.owner, "shadowed": list(self.shadowed)}
+
+
+def settle_tools(
+    packages: Sequence[Facts], platform_tools: Iterable[str], mcp: Iterable[tuple[str, Iterable[str]]]
+) -> list[ToolContest]:
+    """Settle every tool name with more than one claimant; names with one claimant are not listed."""
+    claimants: dict[str, list[Claimant]] = {}
+    for tool in platform_tools:
+        claimants.setdefault(tool, []).append(Claimant(PLATFORM, "platform", True))
+    for facts in packages:
+        for name, _, _ in facts.tools:
+            claimants.setdefault(name, []).append(Claimant(facts.id, "package", facts.first_party))
+    for server, tools in mcp:
+        for name in set(tools):
+            claimants.setdefault(name, []).append(Claimant(MCP_PREFIX + server, "mcp", False))
+    contests = []
+    for name in sorted(claimants):
+        ranked = sorted(set(claimants[name]), key=Claimant.rank)
+        if len(ranked) > 1:
+            contests.append(ToolContest(name, ranked[0].id, tuple(c.id for c in ranked[1:])))
+    return contests
+
+
+def shadow_warnings(facts: Facts, contests: Sequence[ToolContest]) -> list[Diagnostic]:
+    """A warning at each tool of ``facts`` that another claimant answers (never an error: the spec never fails here)."""
+    by_name = {c.name: c for c in contests}
+    out = []
+    for name, file, pointer in facts.tools:
+        contest = by_name.get(name)
+        if contest is not None and facts.id in contest.shadowed:
+            out.append(
+                Diagnostic(
+                    "warning",
+                    NB1820.id,
+                    file,
+                    pointer,
+                    f'the tool name "{name}" is answered by {contest.owner}; this package\'s tool is shadowed '
+                    "(its other tools stay loaded)",
+                    "name tools for your domain (acme_release_status, not status), or let the agent's Tool Access "
+                    "panel pick the claimant",
+                )
+            )
+    return out
+
+
+@dataclass
+class Registry:
+    """The image-wide namespaces a package claims into: singleton services, config keys, OAuth prefixes."""
+
+    platform_config_keys: Iterable[str] = ()
+    services: dict[str, str] = field(default_factory=dict)
+    config_keys: dict[str, str] = field(default_factory=dict)
+    oauth: list[tuple[str, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for key in self.platform_config_keys:
+            self.config_keys[key] = PLATFORM
+
+    def conflicts(self, facts: Facts) -> list[Diagnostic]:
+        """Why ``facts`` cannot join the namespaces claimed so far (empty when it can)."""
+        out: list[Diagnostic] = []
+        for service, file, pointer in facts.services:
+            owner = self.services.get(service)
+            if owner is not None:
+                out.append(
+                    Diagnostic(
+                        "error",
+                        NB1821.id,
+                        file,
+                        pointer,
+                        f'"{service}" is a singleton service and {owner} already provides it; {facts.id} provides it '
+                        "too",
+                        f"install only one of {owner} and {facts.id}, or drop this provides entry",
+                    )
+                )
+            if service.startswith(OAUTH):
+                prefix = service[len(OAUTH) :]
+                for other, other_id in self.oauth:
+                    if other != prefix and (prefix.startswith(other) or other.startswith(prefix)):
+                        out.append(
+                            Diagnostic(
+                                "error",
+                                NB1823.id,
+                                file,
+                                pointer,
+                                f'the OAuth callback prefix "{prefix}" overlaps "{other}" of {other_id}',
+                                "choose a prefix that neither starts another package's prefix nor starts with one",
+                            )
+                        )
+        for key, file, pointer in facts.config_keys:
+            owner = self.config_keys.get(key)
+            if owner is not None:
+                whose = "the platform's own config key" if owner == PLATFORM else f"already declared by {owner}"
+                out.append(
+                    Diagnostic(
+                        "error",
+                        NB1822.id,
+                        file,
+                        pointer,
+                        f'the config key "{key}" is {whose}; a key has exactly one owning declarer',
+                        f"rename the key within your package (for example {_prefixed(facts.id, key)})",
+                    )
+                )
+        return out
+
+    def claim(self, facts: Facts) -> None:
+        for service, _, _ in facts.services:
+            self.services[service] = facts.id
+            if service.startswith(OAUTH):
+                self.oauth.append((service[len(OAUTH) :], facts.id))
+        for key, _, _ in facts.config_keys:
+            self.config_keys[key] = facts.id
+
+    def providers(self) -> dict[str, list[str]]:
+        return {service: [owner] for service, owner in sorted(self.services.items())}
+
+
+def _prefixed(package_id: str, key: str) -> str:
+    stem = "".join(ch for ch in package_id.rsplit("/", 1)[-1].title() if ch.isalnum())
+    return (stem[:1].lower() + stem[1:] + key[:1].upper() + key[1:])[:64]

@@ -1,0 +1,91 @@
+"""Install checked files as real package folders: staged beside the image, resolved with the real node, swapped in."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from neuralis_build.errors import SubprocessError, ToolMissingError
+from neuralis_build.image.extract import Entry, write_entries
+
+STAGING = ".neuralis-staging"
+NODE_MODULES = "node_modules"
+
+
+def package_dir(root: Path, name: str) -> Path:
+    """``root/node_modules/<name>`` (a scoped name is two folders, as npm lays it out)."""
+    return root.joinpath(NODE_MODULES, *name.split("/"))
+
+
+def stage(entries: Sequence[Entry], staging_root: Path, name: str) -> Path:
+    """Write the package into a fresh ``staging_root/node_modules/<name>``, where node can resolve it."""
+    if staging_root.exists():
+        shutil.rmtree(staging_root)
+    target = package_dir(staging_root, name)
+    target.mkdir(parents=True)
+    write_entries(list(entries), target)
+    return target
+
+
+def commit(staged: Path, out: Path, name: str) -> Path:
+    """Swap a staged package into ``out/node_modules/<name>``: the old folder goes aside, the new one is renamed in."""
+    target = package_dir(out, name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    aside = None
+    if target.exists() or target.is_symlink():
+        aside = target.with_name(f".{target.name}.old-{os.getpid()}")
+        if aside.exists():
+            shutil.rmtree(aside)
+        os.replace(target, aside)
+    os.replace(staged, target)
+    if aside is not None:
+        shutil.rmtree(aside) if aside.is_dir() and not aside.is_symlink() else aside.unlink()
+    return target
+
+
+def remove(out: Path, name: str) -> None:
+    """Take a package out of the image (it was refused or is no longer listed)."""
+    target = package_dir(out, name)
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.is_dir():
+        shutil.rmtree(target)
+    scope = target.parent
+    if scope.name.startswith("@") and scope.is_dir() and not any(scope.iterdir()):
+        scope.rmdir()
+
+
+_RESOLVE = r"""
+const path = require("path");
+const out = {};
+for (const [name, from] of JSON.parse(require("fs").readFileSync(0, "utf8"))) {
+  try {
+    const found = require.resolve(name + "/package.json", { paths: [from] });
+    const want = path.join(from, "node_modules", ...name.split("/"), "package.json");
+    out[name + "\0" + from] = found === want ? null : `resolves to ${found}, not to the installed ${want}`;
+  } catch (e) {
+    out[name + "\0" + from] = `${e.code || "ERROR"}: ${String(e.message).split("\n")[0]}`;
+  }
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def resolve_all(pairs: Sequence[tuple[str, Path]]) -> dict[tuple[str, Path], str | None]:
+    """Run ``require.resolve('<name>/package.json')`` from each root in one real node; None means it resolved."""
+    if not pairs:
+        return {}
+    node = shutil.which("node")
+    if node is None:
+        raise ToolMissingError("node is not on PATH", hint="install Node.js 20 or later; the host resolves with node")
+    payload = json.dumps([[name, os.path.realpath(root)] for name, root in pairs])
+    command = [node, "-e", _RESOLVE]
+    done = subprocess.run(command, input=payload, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SubprocessError("node could not run the resolution check", command=command, output=done.stderr)
+    result = json.loads(done.stdout)
+    return {(name, root): result[f"{name}\0{os.path.realpath(root)}"] for name, root in pairs}

@@ -1,0 +1,74 @@
+"""The image lock (``neuralis-image.lock``, TOML via tomli-w): what each package resolved to, for --frozen."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from neuralis_build.errors import UsageError
+
+LOCK = "neuralis-image.lock"
+LOCK_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Locked:
+    """One package as built: its source as the SPEC names it, and the name, version and integrity it resolved to."""
+
+    source: str
+    name: str | None
+    version: str | None
+    integrity: str | None
+
+    def to_toml(self) -> dict[str, str]:
+        data = {"name": self.name, "version": self.version, "source": self.source, "integrity": self.integrity}
+        return {k: v for k, v in data.items() if v is not None}
+
+
+def render_lock(packages: list[Locked]) -> str:
+    """The lock's text: a header comment, the format version and one [[package]] per SPEC entry, in SPEC order."""
+    import tomli_w
+
+    body = tomli_w.dumps({"version": LOCK_VERSION, "package": [p.to_toml() for p in packages]})
+    return "# Written by neuralis-build image; --frozen refuses to build when the image would differ.\n" + body
+
+
+def read_lock(path: Path) -> list[Locked]:
+    """Read a lock; a missing or malformed one is a usage error (exit 2)."""
+    try:
+        data: dict[str, Any] = tomllib.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise UsageError(
+            f"{path}: no lock to hold the build to", hint="build once without --frozen to write the lock"
+        ) from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read the lock ({exc})") from None
+    if data.get("version") != LOCK_VERSION or not isinstance(data.get("package", []), list):
+        raise UsageError(f"{path}: not a version {LOCK_VERSION} image lock", hint="rebuild it without --frozen")
+    out = []
+    for entry in data.get("package", []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("source"), str):
+            raise UsageError(f"{path}: a [[package]] entry has no source")
+        out.append(Locked(entry["source"], entry.get("name"), entry.get("version"), entry.get("integrity")))
+    return out
+
+
+def lock_differences(old: list[Locked], new: list[Locked]) -> list[str]:
+    """What changed between two locks, one line each; empty when the build matches the lock."""
+    problems: list[str] = []
+    old_by_source = {p.source: p for p in old}
+    new_by_source = {p.source: p for p in new}
+    for source in old_by_source.keys() - new_by_source.keys():
+        problems.append(f"{source}: in the lock but not in the SPEC")
+    for p in new:
+        was = old_by_source.get(p.source)
+        if was is None:
+            problems.append(f"{p.source}: not in the lock")
+            continue
+        for field in ("name", "version", "integrity"):
+            a, b = getattr(was, field), getattr(p, field)
+            if a != b:
+                problems.append(f"{p.source}: {field} would be {b}, the lock has {a}")
+    return sorted(problems)

@@ -1,0 +1,89 @@
+"""The image report (``neuralis-image.json``): every package's status and diagnostics, contests and services."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from neuralis_build.diagnostics import Diagnostic, has_errors
+from neuralis_build.hostprofile import HostProfile
+from neuralis_build.image.contests import ToolContest
+from neuralis_build.image.judge import ModuleVerdict
+from neuralis_build.trust import InstallClass, Trust
+
+REPORT = "neuralis-image.json"
+
+Status = Literal["loaded", "reference-only", "not-neuralis", "refused"]
+
+
+@dataclass
+class PackageOutcome:
+    """One SPEC entry's outcome in the image."""
+
+    source: str
+    install_class: InstallClass
+    trust: Trust
+    name: str | None = None
+    id: str | None = None
+    version: str | None = None
+    status: Status = "loaded"
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    module: ModuleVerdict | None = None
+    cached: bool = False
+
+    @property
+    def refused(self) -> bool:
+        return self.status == "refused"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "id": self.id,
+            "version": self.version,
+            "source": self.source,
+            "class": self.install_class,
+            "trust": self.trust,
+            "status": self.status,
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "module": self.module.to_json() if self.module else None,
+        }
+
+
+@dataclass
+class ImageResult:
+    """The whole image: the host it was judged against, each package, contested tool names and services."""
+
+    out: Path
+    host: HostProfile
+    packages: list[PackageOutcome]
+    tools: list[ToolContest]
+    services: dict[str, list[str]]
+
+    def count(self, status: Status) -> int:
+        return sum(1 for p in self.packages if p.status == status)
+
+    @property
+    def refused_modules(self) -> int:
+        return sum(1 for p in self.packages if p.module is not None and p.module.status == "refused")
+
+    @property
+    def anything_refused(self) -> bool:
+        """A refused package or a refused UI module: what makes the build exit 1 without --allow-refused."""
+        return self.count("refused") > 0 or self.refused_modules > 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "host": self.host.to_json(),
+            "packages": [p.to_json() for p in self.packages],
+            "tools": [t.to_json() for t in self.tools],
+            "services": self.services,
+        }
+
+    def render(self) -> str:
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def own_refusal(diagnostics: list[Diagnostic]) -> bool:
+    return has_errors(diagnostics)
