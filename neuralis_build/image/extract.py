@@ -226,6 +226,12 @@ def read_tarball(data: bytes, limits: Limits | None = None) -> list[Entry]:
             for parent in parents:
                 dirs.add(parent)
             entries.append(Entry(rel, body, bool(member.mode & 0o100)))
+        # tarfile stops quietly at a block it cannot parse; what follows the last entry must be padding
+        while chunk := archive.fileobj.read(65536):
+            if chunk.strip(b"\0"):
+                raise ArchiveRefused(
+                    NB1807, "the tar stream has data after its last readable entry", "re-create the tarball"
+                )
     except tarfile.FilterError as exc:
         raise ArchiveRefused(NB1803, f"the entry is unsafe to extract: {exc}", "") from None
     except (tarfile.TarError, EOFError) as exc:

@@ -1,0 +1,199 @@
+"""The hostile-input-safe tarball reader: every kind of hostile tarball is refused before anything is written."""
+
+from __future__ import annotations
+
+import gzip
+import tarfile
+import unicodedata
+import zlib
+from pathlib import Path
+
+import pytest
+
+from neuralis_build.image.extract import ArchiveRefused, Entry, Limits, read_tarball, write_entries
+from tests.image.conftest import file_info, package_tgz, raw_tgz, special
+
+MANIFEST = file_info("package/package.json", b'{"name": "x", "version": "1.0.0"}')
+
+
+def refusal(data: bytes, limits: Limits | None = None) -> tuple[str, str]:
+    with pytest.raises(ArchiveRefused) as caught:
+        read_tarball(data, limits)
+    return caught.value.rule.id, caught.value.message
+
+
+def test_an_npm_style_tarball_is_read_in_archive_order() -> None:
+    data = package_tgz({"name": "x", "version": "1.0.0"}, {"lib/a.js": "a", "bin/cli.js": "#!/usr/bin/env node\n"})
+    entries = read_tarball(data)
+    assert [e.path for e in entries] == ["package.json", "lib/a.js", "bin/cli.js"]
+    assert entries[1] == Entry("lib/a.js", b"a", False)
+
+
+def test_directory_entries_are_accepted_and_skipped() -> None:
+    folder = special("package/lib/", tarfile.DIRTYPE)
+    folder.mode = 0o755
+    entries = read_tarball(raw_tgz([folder, MANIFEST, file_info("package/lib/a.js", b"a")]))
+    assert [e.path for e in entries] == ["package.json", "lib/a.js"]
+
+
+def test_the_executable_bit_survives_and_nothing_else() -> None:
+    info, data = file_info("package/cli.js", b"#!")
+    info.mode = 0o4777  # setuid, world-writable
+    entries = read_tarball(raw_tgz([MANIFEST, (info, data)]))
+    assert entries[1].executable is True
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("package/../evil.js", "has a .. segment"),
+        ("../evil.js", "has a .. segment"),
+        ("package/lib/../../evil.js", "has a .. segment"),
+        ("/etc/evil.js", "is an absolute path"),
+        ("evil.js", "does not start with package/"),
+        ("other/evil.js", "does not start with package/"),
+        ("package\\..\\evil.js", "has a backslash (a Windows path separator)"),
+        ("package//evil.js", "has an empty or . segment"),
+        ("package/./evil.js", "has an empty or . segment"),
+    ],
+)
+def test_a_path_outside_package_is_refused(name: str, why: str) -> None:
+    rule, message = refusal(raw_tgz([MANIFEST, file_info(name, b"x")]))
+    assert (rule, message) == ("NB1803", f"the entry {name!r} {why}")
+
+
+def test_a_pax_path_with_dotdot_is_refused() -> None:
+    info, data = file_info("package/harmless.js", b"x")
+    info.pax_headers = {"path": "package/../../escape.js"}
+    assert refusal(raw_tgz([MANIFEST, (info, data)]))[0] == "NB1803"
+
+
+@pytest.mark.parametrize(
+    ("member", "what"),
+    [
+        (special("package/link.js", tarfile.SYMTYPE, "/etc/passwd"), "a symbolic link"),
+        (special("package/inner.js", tarfile.SYMTYPE, "package.json"), "a symbolic link"),
+        (special("package/hard.js", tarfile.LNKTYPE, "package/package.json"), "a hard link"),
+        (special("package/dev", tarfile.CHRTYPE), "a character device"),
+        (special("package/blk", tarfile.BLKTYPE), "a block device"),
+        (special("package/fifo", tarfile.FIFOTYPE), "a FIFO"),
+    ],
+)
+def test_links_devices_and_fifos_are_refused(member: tarfile.TarInfo, what: str) -> None:
+    rule, message = refusal(raw_tgz([MANIFEST, member]))
+    assert rule == "NB1804"
+    assert message == f"the entry {member.name!r} is {what}; a package installs regular files only"
+
+
+def test_a_duplicate_entry_is_refused() -> None:
+    rule, message = refusal(raw_tgz([MANIFEST, file_info("package/a.js", b"1"), file_info("package/a.js", b"2")]))
+    assert (rule, message) == ("NB1805", "the tarball holds package/a.js twice")
+
+
+def test_names_that_differ_only_in_case_are_refused() -> None:
+    rule, message = refusal(raw_tgz([MANIFEST, file_info("package/Read.md", b"1"), file_info("package/read.md", b"")]))
+    assert rule == "NB1805"
+    assert message == "package/read.md and package/Read.md differ only in case or Unicode normalisation"
+
+
+def test_names_that_differ_only_in_unicode_normalisation_are_refused() -> None:
+    nfc, nfd = unicodedata.normalize("NFC", "café.js"), unicodedata.normalize("NFD", "café.js")
+    assert nfc != nfd
+    rule, _ = refusal(raw_tgz([MANIFEST, file_info(f"package/{nfc}", b"1"), file_info(f"package/{nfd}", b"2")]))
+    assert rule == "NB1805"
+
+
+def test_a_file_that_is_also_a_folder_is_refused() -> None:
+    rule, message = refusal(raw_tgz([MANIFEST, file_info("package/a", b"1"), file_info("package/a/b.js", b"2")]))
+    assert (rule, message) == ("NB1805", "package/a is both a file and a folder")
+
+
+def test_the_entry_count_is_capped() -> None:
+    members = [MANIFEST, *(file_info(f"package/f{i}.js", b"") for i in range(5))]
+    assert refusal(raw_tgz(members), Limits(max_entries=5)) == ("NB1806", "the tarball has more than 5 entries")
+
+
+def test_the_entry_size_is_capped_from_the_header_before_reading_it() -> None:
+    rule, message = refusal(raw_tgz([MANIFEST, file_info("package/big.bin", b"x" * 2000)]), Limits(max_entry_bytes=1000))
+    assert (rule, message) == ("NB1806", "package/big.bin is 2,000 bytes; one entry may hold at most 1,000")
+
+
+def test_the_total_size_is_capped() -> None:
+    members = [MANIFEST, *(file_info(f"package/f{i}.bin", b"x" * 400) for i in range(4))]
+    rule, message = refusal(raw_tgz(members), Limits(max_total_bytes=1000))
+    assert (rule, message) == ("NB1806", "the files add up to more than 1,000 bytes")
+
+
+def test_a_gzip_bomb_is_refused_while_streaming_with_the_default_caps() -> None:
+    """A valid small package followed by 300 MiB of zeros: only the decompressed byte count can catch it."""
+    limits = Limits()
+    info, body = MANIFEST
+    head = info.tobuf(tarfile.USTAR_FORMAT) + body.ljust(512, b"\0")
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, 31)
+    start = squeeze.compress(head) + squeeze.flush(zlib.Z_FULL_FLUSH)
+    # after a full flush the compressor starts afresh, so one compressed MiB of zeros can be repeated
+    mebibyte = squeeze.compress(b"\0" * (1 << 20)) + squeeze.flush(zlib.Z_FULL_FLUSH)
+    bomb = start + mebibyte * 300  # no trailer: the reader must give up long before it would check one
+    assert len(bomb) < 1024 * 1024 < limits.max_stream_bytes < 300 * 1024 * 1024
+    rule, message = refusal(bomb)
+    assert rule == "NB1806"
+    assert message.startswith(f"the tarball inflates past {limits.max_stream_bytes:,} bytes (a gzip bomb")
+
+
+def test_data_after_the_last_entry_is_refused() -> None:
+    info, body = MANIFEST
+    trailing = info.tobuf(tarfile.USTAR_FORMAT) + body.ljust(512, b"\0") + b"\0" * 1024 + b"hidden"
+    assert refusal(gzip.compress(trailing)) == ("NB1807", "the tar stream has data after its last readable entry")
+
+
+def test_a_gzip_bomb_of_one_huge_entry_is_refused_by_its_header() -> None:
+    header = tarfile.TarInfo("package/zeros.bin")
+    header.size = 10 * 1024**3
+    bomb = gzip.compress(MANIFEST[0].tobuf() + MANIFEST[1].ljust(512, b"\0") + header.tobuf() + b"\0" * (1 << 20))
+    assert refusal(bomb)[0] == "NB1806"
+
+
+def test_the_decompressed_stream_is_capped_even_when_entries_are_small() -> None:
+    members = [MANIFEST, *(file_info(f"package/f{i}.bin", b"\0" * 4096) for i in range(40))]
+    limits = Limits(max_total_bytes=100_000, max_entries=10)
+    rule, message = refusal(raw_tgz(members), limits)
+    assert rule == "NB1806"
+
+
+def test_gzip_stream_cap_message() -> None:
+    members = [MANIFEST, file_info("package/zeros.bin", b"\0" * 200_000)]
+    limits = Limits(max_total_bytes=1000, max_entries=1)
+    rule, message = refusal(raw_tgz(members), limits)
+    assert rule == "NB1806"
+    assert "gzip bomb" in message and "nothing was extracted" in message
+
+
+def test_a_plain_tar_is_refused() -> None:
+    assert refusal(raw_tgz([MANIFEST], compress=False)) == ("NB1807", "the file is not gzip-compressed")
+
+
+def test_a_truncated_tarball_is_refused() -> None:
+    data = package_tgz({"name": "x"}, {"a.js": "a" * 10_000})
+    assert refusal(data[: len(data) // 2])[0] == "NB1807"
+
+
+def test_a_tarball_without_package_json_is_refused() -> None:
+    rule, message = refusal(raw_tgz([file_info("package/index.js", b"")]))
+    assert (rule, message) == ("NB1808", "the tarball has no package/package.json")
+
+
+def test_write_entries_never_follows_a_link_out_of_the_root(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "lib").symlink_to(outside)  # planted by someone else: the writer must not follow it
+    with pytest.raises(ArchiveRefused):
+        write_entries([Entry("lib/a.js", b"a")], root)
+    assert list(outside.iterdir()) == []
+
+
+def test_write_entries_normalises_modes(tmp_path: Path) -> None:
+    write_entries([Entry("a.js", b"a"), Entry("bin/cli.js", b"#!", True)], tmp_path)
+    assert (tmp_path / "a.js").stat().st_mode & 0o7777 == 0o644
+    assert (tmp_path / "bin/cli.js").stat().st_mode & 0o7777 == 0o755
