@@ -114,7 +114,8 @@ def test_the_entry_count_is_capped() -> None:
 
 
 def test_the_entry_size_is_capped_from_the_header_before_reading_it() -> None:
-    rule, message = refusal(raw_tgz([MANIFEST, file_info("package/big.bin", b"x" * 2000)]), Limits(max_entry_bytes=1000))
+    data = raw_tgz([MANIFEST, file_info("package/big.bin", b"x" * 2000)])
+    rule, message = refusal(data, Limits(max_entry_bytes=1000))
     assert (rule, message) == ("NB1806", "package/big.bin is 2,000 bytes; one entry may hold at most 1,000")
 
 
@@ -151,13 +152,6 @@ def test_a_gzip_bomb_of_one_huge_entry_is_refused_by_its_header() -> None:
     header.size = 10 * 1024**3
     bomb = gzip.compress(MANIFEST[0].tobuf() + MANIFEST[1].ljust(512, b"\0") + header.tobuf() + b"\0" * (1 << 20))
     assert refusal(bomb)[0] == "NB1806"
-
-
-def test_the_decompressed_stream_is_capped_even_when_entries_are_small() -> None:
-    members = [MANIFEST, *(file_info(f"package/f{i}.bin", b"\0" * 4096) for i in range(40))]
-    limits = Limits(max_total_bytes=100_000, max_entries=10)
-    rule, message = refusal(raw_tgz(members), limits)
-    assert rule == "NB1806"
 
 
 def test_gzip_stream_cap_message() -> None:
