@@ -1,0 +1,353 @@
+"""`neuralis-build image` end to end: real tarballs made here, the example packages, the real node."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neuralis_build.image.fetch import integrity_of
+from tests.conftest import REPO, manifest, requires_node
+from tests.image.conftest import Run, file_info, package_tgz, raw_tgz, spec_text, special, tree_bytes, write_tgz
+
+pytestmark = [pytest.mark.e2e, requires_node]
+
+RunImage = Callable[..., Run]
+RECORD = {"hostApiVersion": "1", "reactMajor": 19, "sharedImports": ["react/jsx-runtime"]}
+BUNDLE = 'import{jsx as j}from"react/jsx-runtime";function i(){}export{i as installAcmeHostComponents};\n'
+
+
+def ui_package(name: str, record: dict[str, Any], provides: list[str] | None = None) -> bytes:
+    module: dict[str, Any] = {"entry": "dist/app/host.js"}
+    if provides:
+        module["provides"] = provides
+    return package_tgz(
+        manifest({"app": {"module": module}}, name=name),
+        {"dist/app/host.js": BUNDLE, "dist/app/shared-imports.json": json.dumps(record)},
+    )
+
+
+def installed(run: Run) -> list[str]:
+    """The package folders under node_modules (scoped ones as @scope/name)."""
+    root = run.image / "node_modules"
+    if not root.is_dir():
+        return []
+    names = []
+    for entry in sorted(root.iterdir()):
+        if entry.name.startswith("@"):
+            names.extend(f"{entry.name}/{sub.name}" for sub in sorted(entry.iterdir()))
+        else:
+            names.append(entry.name)
+    return names
+
+
+def test_discovery_statuses_and_an_invalid_manifest(tmp_path: Path, run_image: RunImage) -> None:
+    t = tmp_path / "tgz"
+    write_tgz(t, "plain.tgz", package_tgz({"name": "left-pad", "version": "1.3.0"}, {"index.js": "module.exports=1"}))
+    write_tgz(t, "ref.tgz", package_tgz(manifest({"referenceOnly": True}, name="acme-docs")))
+    bad = manifest({"credentials": [{"id": "bad/id", "label": "x"}]}, name="acme-bad")
+    write_tgz(t, "bad.tgz", package_tgz(bad))
+    write_tgz(t, "good.tgz", package_tgz(manifest({"name": "Good"}, name="@acme/good")))
+    run = run_image(
+        spec_text(
+            {"source": "tgz/plain.tgz"},
+            {"source": "tgz/ref.tgz", "class": "installed"},
+            {"source": "tgz/bad.tgz"},
+            {"source": "tgz/good.tgz", "class": "installed", "trust": "trusted"},
+        )
+    )
+    assert run.code == 1, run.err
+    statuses = [(p["name"], p["status"], p["class"], p["trust"]) for p in run.report["packages"]]
+    assert statuses == [
+        ("left-pad", "not-neuralis", "host-dependency", "first-party"),
+        ("acme-docs", "reference-only", "installed", "untrusted"),
+        ("acme-bad", "refused", "host-dependency", "first-party"),
+        ("@acme/good", "loaded", "installed", "trusted"),
+    ]
+    assert run.codes("acme-bad") == [("error", "NB1002", "/neuralis/credentials/0/id")]
+    assert run.package("acme-bad")["diagnostics"][0]["line"] is not None
+    # the refused package wrote nothing into the image; the others are real folders
+    assert installed(run) == ["@acme/good", "acme-docs", "left-pad"]
+    assert (run.image / "node_modules/left-pad/index.js").read_text() == "module.exports=1"
+    assert not (run.image / ".neuralis-staging").exists()
+    assert json.loads(run.out) == run.report
+    assert set(run.report) == {"host", "packages", "tools", "services"}
+
+
+def test_allow_refused_exits_zero(tmp_path: Path, run_image: RunImage) -> None:
+    write_tgz(tmp_path / "tgz", "bad.tgz", package_tgz(manifest({"id": "Bad Id"}, name="acme-bad")))
+    assert run_image(spec_text({"source": "tgz/bad.tgz"}), "--allow-refused").code == 0
+
+
+@pytest.mark.parametrize(
+    "member",
+    [
+        file_info("package/../escape.js", b"x"),
+        file_info("/abs.js", b"x"),
+        file_info("escape.js", b"x"),
+        special("package/link.js", b"2", "/etc/passwd"),
+        special("package/hard.js", b"1", "package/package.json"),
+        special("package/dev", b"3"),
+        special("package/fifo", b"6"),
+        file_info("package/package.json", b"{}"),  # a duplicate entry
+    ],
+    ids=["dotdot", "absolute", "no-prefix", "symlink", "hardlink", "device", "fifo", "duplicate"],
+)
+def test_a_hostile_tarball_is_refused_and_writes_nothing(tmp_path: Path, run_image: RunImage, member: Any) -> None:
+    head = file_info("package/package.json", json.dumps(manifest(name="acme-evil")).encode())
+    write_tgz(tmp_path / "tgz", "evil.tgz", raw_tgz([head, file_info("package/ok.js", b"ok"), member]))
+    write_tgz(tmp_path / "tgz", "fine.tgz", package_tgz(manifest(name="acme-fine")))
+    run = run_image(spec_text({"source": "tgz/evil.tgz"}, {"source": "tgz/fine.tgz"}))
+    assert run.code == 1
+    evil = run.package("tgz/evil.tgz")
+    assert evil["status"] == "refused"
+    assert [d["code"] for d in evil["diagnostics"]] in (["NB1803"], ["NB1804"], ["NB1805"])
+    assert evil["diagnostics"][0]["file"] == "tgz/evil.tgz"
+    assert installed(run) == ["acme-fine"]
+    assert not (tmp_path / "escape.js").exists() and not (run.image / "escape.js").exists()
+
+
+def test_a_gzip_bomb_is_refused(tmp_path: Path, run_image: RunImage) -> None:
+    import zlib
+
+    head = file_info("package/package.json", json.dumps(manifest(name="acme-bomb")).encode())
+    body = head[0].tobuf() + head[1].ljust(512, b"\0")
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, 31)
+    start = squeeze.compress(body) + squeeze.flush(zlib.Z_FULL_FLUSH)
+    mebibyte = squeeze.compress(b"\0" * (1 << 20)) + squeeze.flush(zlib.Z_FULL_FLUSH)
+    write_tgz(tmp_path / "tgz", "bomb.tgz", start + mebibyte * 300)
+    run = run_image(spec_text({"source": "tgz/bomb.tgz"}))
+    assert run.code == 1
+    assert run.codes("tgz/bomb.tgz") == [("error", "NB1806", "")]
+    assert installed(run) == []
+
+
+def test_files_outside_the_whitelist_are_not_installed(tmp_path: Path, run_image: RunImage) -> None:
+    data = package_tgz(
+        manifest(name="acme-lib", files=["lib"], main="lib/index.js"),
+        {"lib/index.js": "1", "lib/deep/b.js": "2", "README.md": "# hi", "secret.env": "TOKEN=1", "src/a.ts": "3"},
+    )
+    write_tgz(tmp_path / "tgz", "lib.tgz", data)
+    run = run_image(spec_text({"source": "tgz/lib.tgz"}))
+    assert run.code == 0, run.err
+    assert sorted(tree_bytes(run.image / "node_modules/acme-lib")) == [
+        "README.md",
+        "lib/deep/b.js",
+        "lib/index.js",
+        "package.json",
+    ]
+
+
+def test_integrity_is_verified(tmp_path: Path, run_image: RunImage) -> None:
+    data = package_tgz(manifest(name="acme-pinned"))
+    write_tgz(tmp_path / "tgz", "pinned.tgz", data)
+    ok = run_image(spec_text({"source": "tgz/pinned.tgz", "integrity": integrity_of(data)}))
+    assert ok.code == 0
+    wrong = integrity_of(b"other bytes")
+    bad = run_image(spec_text({"source": "tgz/pinned.tgz", "integrity": wrong}), out=tmp_path / "out2")
+    assert bad.code == 1
+    assert bad.codes("tgz/pinned.tgz") == [("error", "NB1802", "")]
+    assert installed(bad) == []
+
+
+def test_a_package_json_the_host_cannot_resolve_is_refused(tmp_path: Path, run_image: RunImage) -> None:
+    data = package_tgz(manifest(name="acme-closed", exports={".": "./index.js"}), {"index.js": ""})
+    write_tgz(tmp_path / "tgz", "closed.tgz", data)
+    run = run_image(spec_text({"source": "tgz/closed.tgz"}))
+    assert run.code == 1
+    [diagnostic] = run.package("acme-closed")["diagnostics"]
+    assert (diagnostic["code"], diagnostic["pointer"]) == ("NB1810", "/exports")
+    assert "ERR_PACKAGE_PATH_NOT_EXPORTED" in diagnostic["message"]
+    assert installed(run) == []
+
+
+def test_stale_and_unpublished_modules_are_refused_with_reasons(tmp_path: Path, run_image: RunImage) -> None:
+    t = tmp_path / "tgz"
+    write_tgz(t, "stale.tgz", ui_package("acme-stale", {**RECORD, "hostApiVersion": "0"}))
+    needs = {**RECORD, "sharedImports": ["@acme/charts/app/charts", "react/jsx-runtime"]}
+    write_tgz(t, "reader.tgz", ui_package("acme-reader", needs))
+    write_tgz(t, "current.tgz", ui_package("acme-current", RECORD))
+    run = run_image(spec_text({"source": "tgz/stale.tgz"}, {"source": "tgz/reader.tgz"}, {"source": "tgz/current.tgz"}))
+    assert run.code == 1
+    modules = {p["name"]: (p["status"], p["module"]) for p in run.report["packages"]}
+    assert modules == {
+        "acme-stale": (
+            "loaded",
+            {"status": "refused", "reason": "built for host API 0, host is 1: rebuild with neuralis-build ui"},
+        ),
+        "acme-reader": (
+            "loaded",
+            {
+                "status": "refused",
+                "reason": "reads @acme/charts/app/charts, which neither the host nor any loaded package publishes: "
+                "install the package that publishes it (app.module.provides), or bundle it and rebuild with "
+                "neuralis-build ui",
+            },
+        ),
+        "acme-current": ("loaded", {"status": "accepted", "reason": None}),
+    }
+    # once a loaded package publishes the id, the reader's module is accepted
+    write_tgz(t, "charts.tgz", ui_package("@acme/charts", RECORD, ["@acme/charts/app/charts"]))
+    again = run_image(spec_text({"source": "tgz/reader.tgz"}, {"source": "tgz/charts.tgz"}), out=tmp_path / "o2")
+    assert again.code == 0, again.err
+    assert again.package("acme-reader")["module"] == {"status": "accepted", "reason": None}
+
+
+def test_tool_contests_of_each_kind(tmp_path: Path, run_image: RunImage) -> None:
+    t = tmp_path / "tgz"
+
+    def tools(*names: str) -> dict[str, Any]:
+        return {"tools": [{"name": n, "description": n} for n in names]}
+
+    write_tgz(t, "a.tgz", package_tgz(manifest(tools("read_file", "deploy"), name="@acme/files")))
+    write_tgz(t, "z.tgz", package_tgz(manifest(tools("read_file", "web_search"), name="zeta-tools")))
+    write_tgz(t, "u.tgz", package_tgz(manifest(tools("deploy", "report"), name="aaa-untrusted")))
+    write_tgz(t, "w.tgz", package_tgz(manifest(tools("report"), name="www-untrusted")))
+    mcp = '\n[[mcp]]\nserver = "github"\ntools = ["report", "create_issue"]\n'
+    mcp += '[[mcp]]\nserver = "linear"\ntools = ["create_issue"]\n'
+    run = run_image(
+        spec_text(
+            {"source": "tgz/a.tgz", "class": "host-dependency"},
+            {"source": "tgz/z.tgz", "class": "shipped"},
+            {"source": "tgz/u.tgz", "class": "installed"},
+            {"source": "tgz/w.tgz", "class": "installed", "trust": "trusted"},
+            extra=mcp,
+        )
+    )
+    assert run.code == 0, run.err
+    assert run.report["tools"] == [
+        {"name": "create_issue", "owner": "mcp:github", "shadowed": ["mcp:linear"]},
+        {"name": "deploy", "owner": "@acme/files", "shadowed": ["aaa-untrusted"]},
+        {"name": "read_file", "owner": "@acme/files", "shadowed": ["@neuralis/platform", "zeta-tools"]},
+        {"name": "report", "owner": "aaa-untrusted", "shadowed": ["www-untrusted", "mcp:github"]},
+        {"name": "web_search", "owner": "@neuralis/platform", "shadowed": ["zeta-tools"]},
+    ]
+    # every claimant stays loaded; the shadowed ones carry a warning at the tool
+    assert {p["status"] for p in run.report["packages"]} == {"loaded"}
+    assert ("warning", "NB1820", "/neuralis/tools/0/name") in run.codes("zeta-tools")
+
+
+def test_singleton_services_and_config_keys(tmp_path: Path, run_image: RunImage) -> None:
+    t = tmp_path / "tgz"
+    write_tgz(t, "r1.tgz", package_tgz(manifest({"provides": ["runtime"]}, name="acme-runtime")))
+    write_tgz(t, "r2.tgz", package_tgz(manifest({"provides": ["runtime"]}, name="beta-runtime")))
+    key = {"configSettings": [{"key": "acmeLimit", "label": "L", "type": "number", "default": 1, "category": "x"}]}
+    write_tgz(t, "k1.tgz", package_tgz(manifest(key, name="zed-config")))
+    write_tgz(t, "k2.tgz", package_tgz(manifest(key, name="acme-config")))
+    run = run_image(
+        spec_text(
+            {"source": "tgz/r2.tgz"}, {"source": "tgz/r1.tgz"}, {"source": "tgz/k1.tgz"}, {"source": "tgz/k2.tgz"}
+        )
+    )
+    assert run.code == 1
+    assert run.report["services"] == {"runtime": ["acme-runtime"]}
+    statuses = {p["name"]: p["status"] for p in run.report["packages"]}
+    assert statuses == {
+        "beta-runtime": "refused",
+        "acme-runtime": "loaded",
+        "zed-config": "refused",
+        "acme-config": "loaded",
+    }
+    [taken] = [d for d in run.package("beta-runtime")["diagnostics"] if d["severity"] == "error"]
+    assert (taken["code"], taken["pointer"]) == ("NB1821", "/neuralis/provides/0")
+    assert "acme-runtime" in taken["message"] and "beta-runtime" in taken["message"]
+    assert [d["code"] for d in run.package("zed-config")["diagnostics"] if d["severity"] == "error"] == ["NB1822"]
+    assert installed(run) == ["acme-config", "acme-runtime"]
+
+
+def test_the_same_spec_gives_the_same_bytes_and_a_rerun_uses_the_cache(tmp_path: Path, run_image: RunImage) -> None:
+    t = tmp_path / "tgz"
+    write_tgz(t, "a.tgz", package_tgz(manifest(name="acme-a"), {"lib/a.js": "a", "bin/x.js": "#!"}))
+    write_tgz(t, "b.tgz", package_tgz(manifest(name="@acme/b"), {"b.js": "b"}))
+    spec = spec_text({"source": "tgz/a.tgz"}, {"source": "tgz/b.tgz"})
+    first = run_image(spec, "--jobs", "1")
+    second = run_image(spec, "--jobs", "2", out=tmp_path / "other")
+    assert first.code == second.code == 0
+    assert tree_bytes(first.image / "node_modules") == tree_bytes(second.image / "node_modules")
+    assert "cached" not in first.err
+    rerun = run_image(spec)
+    assert rerun.code == 0
+    assert rerun.err.count("(cached)") == 2
+    assert rerun.report == first.report
+    # a touched install is not trusted: that package is installed afresh
+    (first.image / "node_modules/acme-a/lib/a.js").write_text("tampered")
+    healed = run_image(spec)
+    assert healed.err.count("(cached)") == 1
+    assert (first.image / "node_modules/acme-a/lib/a.js").read_text() == "a"
+
+
+def test_frozen_refuses_a_build_that_differs_from_the_lock(tmp_path: Path, run_image: RunImage) -> None:
+    t = tmp_path / "tgz"
+    data = package_tgz(manifest(name="acme-a"))
+    write_tgz(t, "a.tgz", data)
+    first = run_image(spec_text({"source": "tgz/a.tgz", "integrity": integrity_of(data)}))
+    assert first.code == 0
+    lock = (first.image / "neuralis-image.lock").read_text()
+    assert 'name = "acme-a"' in lock and f'integrity = "{integrity_of(data)}"' in lock
+    assert run_image(spec_text({"source": "tgz/a.tgz", "integrity": integrity_of(data)}), "--frozen").code == 0
+    # a new version of the package, pinned in the SPEC, no longer matches the lock
+    newer = package_tgz(manifest(name="acme-a", version="1.1.0"))
+    write_tgz(t, "a.tgz", newer)
+    run = run_image(spec_text({"source": "tgz/a.tgz", "integrity": integrity_of(newer)}), "--frozen")
+    assert run.code == 2
+    assert "would differ from neuralis-image.lock" in run.err
+    assert "version would be 1.1.0, the lock has 1.0.0" in run.err
+    assert json.loads((run.image / "node_modules/acme-a/package.json").read_text())["version"] == "1.0.0"
+    # --frozen without pinned integrity cannot build at all
+    missing = run_image(spec_text({"source": "tgz/a.tgz"}), "--frozen")
+    assert missing.code == 2 and "has no integrity (required with --frozen)" in missing.err
+
+
+def test_a_package_no_longer_listed_leaves_the_image(tmp_path: Path, run_image: RunImage) -> None:
+    t = tmp_path / "tgz"
+    write_tgz(t, "a.tgz", package_tgz(manifest(name="acme-a")))
+    write_tgz(t, "b.tgz", package_tgz(manifest(name="@acme/b")))
+    assert installed(run_image(spec_text({"source": "tgz/a.tgz"}, {"source": "tgz/b.tgz"}))) == ["@acme/b", "acme-a"]
+    assert installed(run_image(spec_text({"source": "tgz/a.tgz"}))) == ["acme-a"]
+
+
+def test_two_entries_of_one_name_refuse_the_later(tmp_path: Path, run_image: RunImage) -> None:
+    t = tmp_path / "tgz"
+    write_tgz(t, "a.tgz", package_tgz(manifest(name="acme-a")))
+    write_tgz(t, "a2.tgz", package_tgz(manifest(name="acme-a", version="2.0.0")))
+    run = run_image(spec_text({"source": "tgz/a.tgz"}, {"source": "tgz/a2.tgz"}))
+    assert run.code == 1
+    assert [p["status"] for p in run.report["packages"]] == ["loaded", "refused"]
+    assert run.report["packages"][1]["diagnostics"][0]["code"] == "NB1811"
+    assert json.loads((run.image / "node_modules/acme-a/package.json").read_text())["version"] == "1.0.0"
+
+
+def test_a_bad_spec_exits_2_naming_file_and_line(tmp_path: Path, run_image: RunImage) -> None:
+    run = run_image('[[packages]]\nsource = "nope"\n')
+    assert run.code == 2
+    assert "image.toml:1: nope: no such package folder" in run.err
+    assert not run.image.exists()
+
+
+def test_the_example_packages_build_into_an_image(tmp_path: Path) -> None:
+    """The README's main-job command, run as a person would: the installed console script on the shipped SPEC."""
+    examples = tmp_path / "example-packages"
+    shutil.copytree(REPO / "example-packages", examples, ignore=shutil.ignore_patterns("node_modules", "dist"))
+    out = tmp_path / "image"
+    command = [
+        str(Path(sys.executable).parent / "neuralis-build"),
+        "image",
+        str(examples / "image.toml"),
+        "--out",
+        str(out),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((out / "neuralis-image.json").read_text())
+    assert {p["name"]: p["status"] for p in report["packages"]} == {
+        "hello-declarative": "loaded",
+        "weather-widget": "loaded",
+    }
+    assert "loaded" in done.stdout and "report:" in done.stdout
+    assert (out / "node_modules/weather-widget/app/surfaces/widget/weather_forecast/index.html").is_file()
