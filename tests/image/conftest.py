@@ -6,7 +6,7 @@ import gzip
 import io
 import json
 import tarfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,3 +113,119 @@ def run_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Callable[..
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` with its bytes (what "the same bytes" compares)."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+VERDACCIO = Path(__file__).resolve().parents[1] / "tools/node_modules/verdaccio/bin/verdaccio"
+
+
+@dataclass
+class LocalRegistry:
+    """A verdaccio on loopback with its own storage, and an npm user config that points npm at it."""
+
+    url: str
+    npmrc: Path
+    env: dict[str, str]
+
+    def publish(self, folder: Path) -> None:
+        """``npm publish`` a package folder to this registry (and nowhere else)."""
+        import subprocess
+
+        done = subprocess.run(
+            ["npm", "publish", "--ignore-scripts", "--registry", self.url],
+            cwd=folder,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def local_registry(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[LocalRegistry]:
+    """Start verdaccio on 127.0.0.1 (a random free port, temp config and storage), create a user, stop it after."""
+    import os
+    import queue
+    import shutil
+    import subprocess
+    import threading
+    import urllib.request
+
+    node = shutil.which("node")
+    if node is None or not VERDACCIO.is_file():
+        if os.environ.get("CI"):
+            pytest.fail("verdaccio is not installed: ./scripts/setup --test runs npm ci in tests/tools")
+        pytest.skip("verdaccio is not installed (./scripts/setup --test)")
+    root = tmp_path_factory.mktemp("registry")
+    port = _free_port()
+    config = root / "config.yaml"
+    config.write_text(
+        f"storage: {root / 'storage'}\n"
+        f"auth:\n  htpasswd:\n    file: {root / 'htpasswd'}\n    max_users: 10\n"
+        "uplinks: {}\n"
+        "packages:\n  '**':\n    access: $all\n    publish: $authenticated\n"
+        "log: { type: stdout, format: pretty, level: warn }\n",
+        "utf-8",
+    )
+    proc = subprocess.Popen(
+        [node, str(VERDACCIO), "--config", str(config), "--listen", f"127.0.0.1:{port}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put("")
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    try:
+        seen = []
+        while True:
+            line = lines.get(timeout=60)
+            seen.append(line)
+            if not line:
+                pytest.fail("verdaccio stopped before it listened:\n" + "".join(seen))
+            if "http address" in line:
+                break
+        url = f"http://127.0.0.1:{port}/"
+        request = urllib.request.Request(
+            f"{url}-/user/org.couchdb.user:tester",
+            data=json.dumps({"name": "tester", "password": "tester-password-1"}).encode(),
+            method="PUT",
+            headers={"content-type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            token = json.loads(response.read())["token"]
+        npmrc = root / "npmrc"
+        npmrc.write_text(f"registry={url}\n//127.0.0.1:{port}/:_authToken={token}\n", "utf-8")
+        env = dict(os.environ, npm_config_userconfig=str(npmrc), npm_config_cache=str(root / "npm-cache"))
+        monkeypatch.setenv("npm_config_userconfig", str(npmrc))
+        monkeypatch.setenv("npm_config_cache", str(root / "npm-cache"))
+        yield LocalRegistry(url, npmrc, env)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        reader.join(timeout=20)
+        if proc.stdout is not None:
+            proc.stdout.close()

@@ -1,0 +1,76 @@
+"""npm: sources fetched from a real registry: a verdaccio on loopback that the test publishes to."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import build_file_tree, manifest, requires_node
+from tests.image.conftest import LocalRegistry, Run, spec_text
+
+pytestmark = [pytest.mark.e2e, pytest.mark.registry, requires_node]
+
+
+def test_npm_sources_come_from_the_registry_npm_is_configured_for(
+    tmp_path: Path, local_registry: LocalRegistry, run_image: Callable[..., Run]
+) -> None:
+    remote = build_file_tree(
+        tmp_path / "src/remote",
+        {
+            "package.json": manifest({"name": "Remote"}, name="@acme/remote", version="1.4.0", files=["lib"]),
+            "lib/index.js": "module.exports = 'remote';\n",
+            "notes.txt": "not published",
+        },
+    )
+    plain = build_file_tree(tmp_path / "src/plain", {"package.json": {"name": "acme-plain", "version": "0.3.0"}})
+    local_registry.publish(remote)
+    local_registry.publish(plain)
+    view = subprocess.run(
+        ["npm", "view", "@acme/remote@1.4.0", "dist.integrity"],
+        env=local_registry.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    integrity = view.stdout.strip()
+    spec = spec_text(
+        {"source": "npm:@acme/remote@1.4.0", "integrity": integrity},
+        {"source": "npm:acme-plain@0.3.0"},
+    )
+    run = run_image(spec)
+    assert run.code == 0, run.err
+    assert [(p["name"], p["version"], p["status"]) for p in run.report["packages"]] == [
+        ("@acme/remote", "1.4.0", "loaded"),
+        ("acme-plain", "0.3.0", "not-neuralis"),
+    ]
+    installed = run.image / "node_modules/@acme/remote"
+    assert sorted(p.relative_to(installed).as_posix() for p in installed.rglob("*") if p.is_file()) == [
+        "lib/index.js",
+        "package.json",
+    ]
+    lock = (run.image / "neuralis-image.lock").read_text()
+    assert f'integrity = "{integrity}"' in lock
+    # the fetched tarballs are cached: an unchanged rerun neither fetches nor installs again
+    assert sorted(p.name for p in (run.image / ".neuralis-cache/npm").iterdir()) == [
+        "acme-plain-0.3.0.tgz",
+        "acme-remote-1.4.0.tgz",
+    ]
+    again = run_image(spec, "--frozen")
+    assert again.code == 2  # acme-plain has no integrity: --frozen needs every tarball pinned
+    rerun = run_image(spec)
+    assert rerun.code == 0 and rerun.err.count("(cached)") == 2
+    json.loads(rerun.out)
+
+
+def test_a_version_the_registry_does_not_have_is_refused(
+    tmp_path: Path, local_registry: LocalRegistry, run_image: Callable[..., Run]
+) -> None:
+    run = run_image(spec_text({"source": "npm:acme-missing@9.9.9"}))
+    assert run.code == 1
+    [diagnostic] = run.package("npm:acme-missing@9.9.9")["diagnostics"]
+    assert diagnostic["code"] == "NB1801"
+    assert diagnostic["message"].startswith("npm pack acme-missing@9.9.9 failed:")
