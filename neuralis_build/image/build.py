@@ -1,7 +1,7 @@
 """Build one host image from a SPEC: fetch, install, resolve, check, settle contests, judge modules, write the report.
 
 The work runs in stages so that nothing reaches ``DIR/node_modules`` before every package has been
-judged: each package is staged in ``DIR/.neuralis-staging/<n>/node_modules/<name>`` (where the real
+judged: each package is staged in ``DIR/.neuralis-staging/node_modules/<name>`` (where the real
 node resolves it), and only the packages the image keeps are renamed into place, one atomic rename
 each. A refused package writes nothing into the image.
 """
@@ -442,7 +442,7 @@ def _stage_and_check(
             keep = select((e.path for e in work.entries), work.manifest)
             entries = [e for e in work.entries if e.path in keep]
         work.entries = None  # the bytes are on disk from here on
-        work.staged = install.stage(entries, staging / str(work.spec.index), o.name)
+        work.staged = install.stage(entries, staging, o.name)
         staged = load_package(work.staged)
     except ArchiveRefused as exc:
         work.refuse(_source_diag(work, exc.rule.id, exc.message, exc.hint))
@@ -473,7 +473,7 @@ def _stage_and_check(
 
 def _resolve(works: list[_Work], staging: Path) -> None:
     pending = [w for w in works if w.alive and w.staged is not None and not w.cached]
-    pairs = [(w.outcome.name or "", staging / str(w.spec.index)) for w in pending]
+    pairs = [(w.outcome.name or "", staging) for w in pending]
     verdicts = install.resolve_all(pairs)
     for w, pair in zip(pending, pairs, strict=True):
         problem = verdicts[pair]

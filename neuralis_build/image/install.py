@@ -22,11 +22,14 @@ def package_dir(root: Path, name: str) -> Path:
 
 
 def stage(entries: Sequence[Entry], staging_root: Path, name: str) -> Path:
-    """Write the package into a fresh ``staging_root/node_modules/<name>``, where node can resolve it."""
-    if staging_root.exists():
-        shutil.rmtree(staging_root)
+    """Write the package into a fresh ``staging_root/node_modules/<name>``, where node can resolve it.
+
+    Names are unique within one build (a second entry of a name is refused before staging), so every
+    package shares the one staging root and one node process resolves them all.
+    """
     target = package_dir(staging_root, name)
-    target.mkdir(parents=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.mkdir()
     write_entries(list(entries), target)
     return target
 
