@@ -62,7 +62,7 @@ def make_corpus(folder: Path, count: int) -> list[tuple[str, Path]]:
             "lib/index.js": f"module.exports = {i};\n".encode() * 40,
             "lib/util.js": b"exports.util = () => 1;\n" * 80,
             "lib/data.json": json.dumps({"values": list(range(200))}).encode(),
-            "tools/bench_tool_%03d.json" % i: json.dumps({"description": "a tool"}).encode(),
+            f"tools/bench_tool_{i:03d}.json": json.dumps({"description": "a tool"}).encode(),
         }
         path = folder / f"{name}-1.0.0.tgz"
         path.write_bytes(tgz(files))
@@ -132,7 +132,8 @@ def main() -> None:
     print(f"neuralis-build image:  {image_median:.2f} s (median of {', '.join(f'{t:.2f}' for t in image_times)})")
     print(f"npm install:           {npm_median:.2f} s (median of {', '.join(f'{t:.2f}' for t in npm_times)})")
     print(f"ratio image / npm:     {image_median / npm_median:.3f} (aim: at most 0.25)")
-    print(f"unchanged rerun:       {statistics.median(reruns):.2f} s (median of {', '.join(f'{t:.2f}' for t in reruns)})")
+    rerun_list = ", ".join(f"{t:.2f}" for t in reruns)
+    print(f"unchanged rerun:       {statistics.median(reruns):.2f} s (median of {rerun_list})")
 
 
 if __name__ == "__main__":

@@ -349,5 +349,8 @@ def test_the_example_packages_build_into_an_image(tmp_path: Path) -> None:
         "hello-declarative": "loaded",
         "weather-widget": "loaded",
     }
-    assert "loaded" in done.stdout and "report:" in done.stdout
+    assert report["tools"] == [
+        {"name": "weather_forecast_lookup", "owner": "weather-widget", "shadowed": ["mcp:weather-mcp"]}
+    ]
+    assert "2 loaded" in done.stdout and "report:" in done.stdout
     assert (out / "node_modules/weather-widget/app/surfaces/widget/weather_forecast/index.html").is_file()
