@@ -25,8 +25,8 @@ def _trust_ignored(block: dict[str, Any], c: Checker) -> None:
         _TRUST_PTR,
         f"access.trust declares {shown}, which the host ignores: trust is assigned by source "
         f"(this package is checked as {c.trust})",
-        "remove access.trust; shipped and host-dependency packages are first-party, installed ones as the "
-        "image spec says, project packages untrusted",
+        "remove access.trust: shipped and host-dependency packages are first-party, and installed or project "
+        "packages never are",
     )
 
 

@@ -155,6 +155,7 @@ EVENT = Obj(
     },
     unknown="warning",
     what="an events[] entry",
+    description="A moment a person should be told about; the platform turns each publish into a notification.",
 )
 
 EVENTS = Arr(

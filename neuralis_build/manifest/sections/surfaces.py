@@ -101,6 +101,7 @@ IFRAME = Obj(
     },
     unknown="warning",
     what="an iframe block",
+    description="An iframe surface: its entry page under app/surfaces/{kind}/{surfaceId}/ and its asset mode.",
 )
 
 REACT = Obj(
@@ -108,6 +109,7 @@ REACT = Obj(
     unknown="warning",
     what="a react block",
     checks=(_react_first_party,),
+    description="A direct React surface, drawn by the package's app.module (first-party packages only).",
 )
 
 RENDER = Tagged(
@@ -165,6 +167,7 @@ WIDGET = Obj(
     unknown="warning",
     what="a widget surface",
     checks=(_inside_root,),
+    description="A widget: a titled panel a person opens; its type names its root app/surfaces/widget/{type}/.",
 )
 
 CARD = Obj(
@@ -177,6 +180,7 @@ CARD = Obj(
     unknown="warning",
     what="a card surface",
     checks=(_inside_root,),
+    description="A card; its id names its root app/surfaces/card/{id}/.",
 )
 
 ACTION = Obj(
@@ -198,6 +202,7 @@ DOCK = Obj(
     },
     unknown="warning",
     what="a dock entry",
+    description="A dock entry that opens one of the package's widgets.",
 )
 
 SURFACES = Arr(
@@ -206,6 +211,7 @@ SURFACES = Arr(
         variants={"widget": WIDGET, "card": CARD, "dock": DOCK},
         tag_code=NB0501,
         what="a surface",
+        description='One UI contribution, by kind: "widget", "card" or "dock".',
     ),
     unique=lambda surface: surface["id"],
     unique_code=NB0503,
