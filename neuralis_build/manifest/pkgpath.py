@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -43,6 +44,7 @@ def has_scheme(reference: str) -> bool:
 
 def resolve_inside(root: Path, relative: str) -> Path | None:
     """The real path of ``relative`` under ``root``, or ``None`` when it (or a symlink on the way) leaves it."""
-    real_root = root.resolve()
-    target = (real_root / relative).resolve()
-    return target if target.is_relative_to(real_root) else None
+    real_root = os.path.realpath(root)
+    target = os.path.realpath(os.path.join(real_root, relative))
+    inside = target == real_root or target.startswith(real_root.rstrip(os.sep) + os.sep)
+    return Path(target) if inside else None

@@ -179,11 +179,12 @@ def _usable_events(block: dict[str, Any], c: Checker) -> list[tuple[str, dict[st
 
 
 def _subject_sources(block: dict[str, Any], c: Checker) -> None:
-    if c.package is None:
+    usable = _usable_events(block, c)
+    if c.package is None or not usable:
         return
     sources = c.package.contract.of("event")
     reported: set[str] = set()
-    for at, event in _usable_events(block, c):
+    for at, event in usable:
         subject = event["subject"]
         if subject in sources or subject in reported:
             continue
