@@ -189,3 +189,16 @@ def test_dock_is_not_judged_when_the_surfaces_are_broken(check_block):
     assert check_block({**broken, "events": [event()]}, files=SOURCE) == [
         ("error", "NB0105", "/neuralis/app/surfaces/0/label")
     ]
+
+
+def test_dock_is_not_judged_when_app_is_not_an_object(check_block):
+    assert check_block({"app": [], "events": [event()]}, files=SOURCE) == [("error", "NB0100", "/neuralis/app")]
+
+
+def test_subject_and_dock_are_judged_beside_other_errors(check_block):
+    broken = event(title="", subject="sync", dock="nowhere")
+    assert check_block(events(broken), files=SOURCE) == [
+        ("error", "NB0105", f"{E}/0/title"),
+        ("error", "NB0706", f"{E}/0/subject"),
+        ("error", "NB0711", f"{E}/0/dock"),
+    ]

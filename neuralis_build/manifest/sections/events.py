@@ -171,27 +171,32 @@ EVENTS = Arr(
 )
 
 
-def _usable_events(block: dict[str, Any], c: Checker) -> list[tuple[str, dict[str, Any]]]:
+def _usable_values(block: dict[str, Any], c: Checker, key: str) -> list[tuple[str, str]]:
+    """(pointer, value) of every event's well-formed string ``key``, judged field by field."""
     events = block.get("events")
     if not isinstance(events, list) or c.is_dropped(_PTR):
         return []
-    return [(join(_PTR, i), e) for i, e in enumerate(events) if isinstance(e, dict) and c.usable(join(_PTR, i))]
+    found: list[tuple[str, str]] = []
+    for index, event in enumerate(events):
+        at = join(_PTR, index, key)
+        if isinstance(event, dict) and isinstance(event.get(key), str) and c.usable(at):
+            found.append((at, event[key]))
+    return found
 
 
 def _subject_sources(block: dict[str, Any], c: Checker) -> None:
-    usable = _usable_events(block, c)
-    if c.package is None or not usable:
+    subjects = _usable_values(block, c, "subject")
+    if c.package is None or not subjects:
         return
     sources = c.package.contract.of("event")
     reported: set[str] = set()
-    for at, event in usable:
-        subject = event["subject"]
+    for at, subject in subjects:
         if subject in sources or subject in reported:
             continue
         reported.add(subject)
         c.error(
             NB0706,
-            join(at, "subject"),
+            at,
             f'the subject "{subject}" has no source file {EVENTS_DIR}/{subject}.ts',
             f"create {EVENTS_DIR}/{subject}.ts exporting subject and visible(event, session, state); "
             "without the predicate every event is dropped",
@@ -199,20 +204,17 @@ def _subject_sources(block: dict[str, Any], c: Checker) -> None:
 
 
 def _dock_declared(block: dict[str, Any], c: Checker) -> None:
-    docks: dict[str, str] | None = None
-    for at, event in _usable_events(block, c):
-        if "dock" not in event:
-            continue
-        if docks is None:
-            docks = declared(block, c, "dock")
-            if docks is None:
-                return
-        if event["dock"] not in docks:
+    wanted = _usable_values(block, c, "dock")
+    docks = declared(block, c, "dock") if wanted else None
+    if docks is None:
+        return
+    for at, dock in wanted:
+        if dock not in docks:
             known = ", ".join(f'"{d}"' for d in docks) or "none"
             c.error(
                 NB0711,
-                join(at, "dock"),
-                f'the event belongs to the dock "{event["dock"]}", which this package does not declare',
+                at,
+                f'the event belongs to the dock "{dock}", which this package does not declare',
                 f"name one of the package's dock surfaces ({known}), or declare it in app.surfaces",
             )
 

@@ -241,7 +241,7 @@ def _usable_surfaces(block: dict[str, Any], c: Checker) -> Iterator[_Usable]:
 
 def declared(block: dict[str, Any], c: Checker, kind: str) -> dict[str, str] | None:
     """Well-formed surfaces of ``kind``: widget type (or id) → pointer; None when app.surfaces is unusable."""
-    if not c.usable(_PTR):
+    if not isinstance(block.get("app", {}), dict) or not c.usable(_PTR):
         return None
     key = "type" if kind == "widget" else "id"
     found: dict[str, str] = {}
