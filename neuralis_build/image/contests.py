@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.manifest.sections.provides import oauth_prefix, oauth_prefixes_overlap
 from neuralis_build.trust import Trust
 
 NB1820 = code("NB1820", "tool-shadowed", "another claimant answers this tool name; this package's tool is shadowed")
@@ -21,7 +22,6 @@ NB1823 = code("NB1823", "oauth-prefix-overlap", "an OAuth callback prefix overla
 PLATFORM = "@neuralis/platform"
 """The claimant id of the host profile's own tools and config keys (a first-party claimant)."""
 MCP_PREFIX = "mcp:"
-OAUTH = "oauth-callback:"
 
 Claim = tuple[str, str, str]
 """(value, file, pointer): what a package claims and where it says so."""
@@ -212,10 +212,10 @@ class Registry:
                         f"install only one of {owner} and {facts.id}, or drop this provides entry",
                     )
                 )
-            if service.startswith(OAUTH):
-                prefix = service[len(OAUTH) :]
+            prefix = oauth_prefix(service)
+            if prefix is not None:
                 for other, other_id in self.oauth:
-                    if other != prefix and (prefix.startswith(other) or other.startswith(prefix)):
+                    if other != prefix and oauth_prefixes_overlap(prefix, other):
                         out.append(
                             Diagnostic(
                                 "error",
@@ -245,8 +245,9 @@ class Registry:
     def claim(self, facts: Facts) -> None:
         for service, _, _ in facts.services:
             self.services[service] = facts.id
-            if service.startswith(OAUTH):
-                self.oauth.append((service[len(OAUTH) :], facts.id))
+            prefix = oauth_prefix(service)
+            if prefix is not None:
+                self.oauth.append((prefix, facts.id))
         for key, _, _ in facts.config_keys:
             self.config_keys[key] = facts.id
 
