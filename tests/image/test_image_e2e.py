@@ -354,3 +354,44 @@ def test_the_example_packages_build_into_an_image(tmp_path: Path) -> None:
     ]
     assert "2 loaded" in done.stdout and "report:" in done.stdout
     assert (out / "node_modules/weather-widget/app/surfaces/widget/weather_forecast/index.html").is_file()
+
+
+def test_the_host_profile_from_the_spec_or_the_flag(tmp_path: Path, run_image: RunImage) -> None:
+    write_tgz(tmp_path / "tgz", "ui.tgz", ui_package("acme-ui", RECORD))
+    profile = {"hostApiVersion": "2", "reactMajor": 19, "sharedModules": ["react/jsx-runtime"]}
+    (tmp_path / "host2.json").write_text(json.dumps(profile))
+    from_spec = run_image('[host]\nprofile = "host2.json"\n\n' + spec_text({"source": "tgz/ui.tgz"}))
+    assert from_spec.code == 1
+    assert from_spec.package("acme-ui")["module"] == {
+        "status": "refused",
+        "reason": "built for host API 1, host is 2: rebuild with neuralis-build ui",
+    }
+    assert from_spec.report["host"]["hostApiVersion"] == "2"
+    flag = run_image(spec_text({"source": "tgz/ui.tgz"}), "--host", str(tmp_path / "host2.json"), out=tmp_path / "o2")
+    assert flag.code == 1 and flag.report["host"]["hostApiVersion"] == "2"
+
+
+def test_a_folder_source_is_packed_with_its_files_and_never_follows_links(tmp_path: Path, run_image: RunImage) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside")
+    folder = tmp_path / "pkgs/acme-folder"
+    (folder / "lib").mkdir(parents=True)
+    (folder / "package.json").write_text(json.dumps(manifest(name="acme-folder", files=["lib"])))
+    (folder / "lib/index.js").write_text("module.exports = 1;\n")
+    (folder / "lib/leak.txt").symlink_to(secret)
+    (folder / "notes.md").write_text("not in files")
+    (folder / "node_modules/dep").mkdir(parents=True)
+    (folder / "node_modules/dep/index.js").write_text("")
+    spec = spec_text({"source": "pkgs/acme-folder"})
+    run = run_image(spec)
+    assert run.code == 0, run.err
+    assert sorted(tree_bytes(run.image / "node_modules/acme-folder")) == ["lib/index.js", "package.json"]
+    lock = (run.image / "neuralis-image.lock").read_text()
+    again = run_image(spec, out=tmp_path / "o2")
+    assert (again.image / "neuralis-image.lock").read_text() == lock
+    assert 'source = "pkgs/acme-folder"' in lock and 'integrity = "sha512-' in lock
+    assert run_image(spec).err.count("(cached)") == 1
+    (folder / "lib/index.js").write_text("module.exports = 2;\n")
+    changed = run_image(spec)
+    assert "(cached)" not in changed.err
+    assert (run.image / "node_modules/acme-folder/lib/index.js").read_text() == "module.exports = 2;\n"
