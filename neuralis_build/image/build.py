@@ -36,7 +36,7 @@ from neuralis_build.image.fetch import (
     tar_of,
 )
 from neuralis_build.image.files import select
-from neuralis_build.image.judge import judge_module
+from neuralis_build.image.judge import MODULE_VERDICT_CODES, judge_module
 from neuralis_build.image.lock import LOCK, Locked, lock_differences, read_lock, render_lock
 from neuralis_build.image.report import REPORT, ImageResult, PackageOutcome
 from neuralis_build.image.spec import ImageSpec, PackageSpec
@@ -463,8 +463,10 @@ def _stage_and_check(
         o.status = "reference-only"
         return
     result = check_package(staged, o.trust, host)
-    o.diagnostics.extend(result.diagnostics)
-    if not result.ok:
+    # the module is judged below, against the packages this image loads; its verdict never refuses the package
+    own = [d for d in result.diagnostics if d.code not in MODULE_VERDICT_CODES]
+    o.diagnostics.extend(own)
+    if has_errors(own):
         o.status = "refused"
         return
     tools = [(f.name, f.path) for f in staged.contract.of("tool").values()]

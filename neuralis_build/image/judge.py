@@ -12,6 +12,12 @@ from typing import Any, Literal
 from neuralis_build.hostprofile import HostProfile
 
 RECORD = "dist/app/shared-imports.json"
+
+# The build-output rules of `check` that judge a UI module (NB16xx). In the image a refused module
+# keeps its package loaded, so these verdicts go to the report's "module" field, never refuse a package.
+MODULE_VERDICT_CODES = frozenset(
+    {"NB1601", "NB1602", "NB1604", "NB1605", "NB1606", "NB1607", "NB1608", "NB1609", "NB1610", "NB1611"}
+)
 REBUILD = "rebuild with neuralis-build ui"
 _INSTALL_EXPORT = re.compile(r"^install[A-Z][A-Za-z0-9]*HostComponents$")
 _EXPORT_CLAUSE = re.compile(r"\bexport\s*\{([^}]*)\}")
