@@ -464,9 +464,9 @@ def _stage_and_check(
         return
     result = check_package(staged, o.trust, host)
     # the module is judged below, against the packages this image loads; its verdict never refuses the package
-    own = [d for d in result.diagnostics if d.code not in MODULE_VERDICT_CODES]
-    o.diagnostics.extend(own)
-    if has_errors(own):
+    judged = [d for d in result.diagnostics if d.code not in MODULE_VERDICT_CODES]
+    o.diagnostics.extend(judged)
+    if has_errors(judged):
         o.status = "refused"
         return
     tools = [(f.name, f.path) for f in staged.contract.of("tool").values()]
