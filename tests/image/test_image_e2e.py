@@ -395,3 +395,25 @@ def test_a_folder_source_is_packed_with_its_files_and_never_follows_links(tmp_pa
     changed = run_image(spec)
     assert "(cached)" not in changed.err
     assert (run.image / "node_modules/acme-folder/lib/index.js").read_text() == "module.exports = 2;\n"
+
+
+def test_the_text_report_names_each_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neuralis_build.cli.build import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    t = tmp_path / "tgz"
+    write_tgz(t, "stale.tgz", ui_package("acme-stale", {**RECORD, "hostApiVersion": "0"}))
+    write_tgz(t, "evil.tgz", raw_tgz([file_info("package/package.json", b"{}"), special("package/x", b"2", "/")]))
+    write_tgz(t, "ref.tgz", package_tgz(manifest({"referenceOnly": True}, name="acme-docs")))
+    (tmp_path / "image.toml").write_text(
+        spec_text({"source": "tgz/stale.tgz"}, {"source": "tgz/evil.tgz"}, {"source": "tgz/ref.tgz"})
+    )
+    code = main(["image", str(tmp_path / "image.toml"), "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "UI module refused: built for host API 0, host is 1: rebuild with neuralis-build ui" in out
+    assert "error NB1804 the entry 'package/x' is a symbolic link; a package installs regular files only" in out
+    assert "1 loaded · 1 reference-only · 0 not-neuralis · 1 refused · 1 UI module(s) refused" in out
+    assert "[2/3] refused" in err and "acme-docs@1.0.0" in err
