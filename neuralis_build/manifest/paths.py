@@ -1,0 +1,52 @@
+"""Paths a manifest names: package paths that must stay inside the package, and globs anchored to a zone."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_GLOB_CHAR = re.compile(r"[A-Za-z0-9._*-]")
+
+GLOB_PATTERN = r"^(?!/)[A-Za-z0-9._*/-]+$"
+"""The zone-glob charset as a JSON Schema pattern (the segment rules are the validator's)."""
+
+
+def package_path_problem(path: str) -> str | None:
+    """What makes ``path`` unable to name a file inside the package, judged on the string alone."""
+    if not path:
+        return "is empty"
+    if path.startswith(("/", "\\")) or _DRIVE.match(path):
+        return "is an absolute path; name a path inside the package, relative to package.json"
+    if "\\" in path:
+        return "uses a backslash; package paths use /"
+    if ".." in path.split("/"):
+        return "has a .. segment, which could lead out of the package"
+    return None
+
+
+def resolve_inside(root: Path, path: str) -> Path | None:
+    """``root/path`` with every symlink resolved, or None when it lies outside ``root`` (or loops)."""
+    try:
+        real_root = root.resolve()
+        target = (root / path).resolve()
+    except (OSError, RuntimeError):  # a symlink loop: Python 3.11 raises RuntimeError, later ones OSError
+        return None
+    return target if target.is_relative_to(real_root) else None
+
+
+def zone_glob_problem(glob: str) -> str | None:
+    """What is wrong with a glob anchored to a package's data zone (``*`` one segment, ``**`` any depth)."""
+    if not glob:
+        return "is empty"
+    if glob.startswith("/"):
+        return "starts with /; the glob is relative to the package's own zone"
+    for segment in glob.split("/"):
+        if segment == "":
+            return "has an empty segment (// or a trailing /)"
+        if segment in ("..", "."):
+            return f"has a {segment} segment; the glob must stay anchored to the zone"
+        bad = [ch for ch in segment if not _GLOB_CHAR.fullmatch(ch)]
+        if bad:
+            return f"has the character {bad[0]!r}; only letters, digits, ., _, -, * and / are allowed"
+    return None
