@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from neuralis_build.diagnostics import Diagnostics, code
+from neuralis_build.diagnostics import Code, Diagnostics
 from neuralis_build.manifest.shape import Checker, JudgedStr
 
-NB9999 = code("NB9999", "test-judged", "a test-only code for the judged string")
+NB9999 = Code("NB9999", "test-judged", "a test-only code, left out of the registry")
 
 
 def no_x(value: str) -> str | None:
