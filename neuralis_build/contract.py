@@ -66,8 +66,12 @@ def discover(root: Path) -> Contract:
     files: dict[Kind, dict[str, ContractFile]] = {}
     strays: list[tuple[str, str]] = []
     duplicates: list[tuple[str, str]] = []
+    # most packages have few contract folders: list the root once and skip the absent ones
+    top = {entry.name for entry in _entries(root)}
 
     for kind, (folder, suffixes) in FLAT_KINDS.items():
+        if folder.split("/", 1)[0] not in top:
+            continue
         found: dict[str, ContractFile] = {}
         for entry in _entries(root / folder):
             rel = f"{folder}/{entry.name}"
@@ -88,7 +92,7 @@ def discover(root: Path) -> Contract:
             files[kind] = found
 
     skills: dict[str, ContractFile] = {}
-    for entry in _entries(root / "skills"):
+    for entry in _entries(root / "skills") if "skills" in top else []:
         skill_md = Path(entry.path) / "SKILL.md"
         if entry.name.startswith("."):
             continue
@@ -103,14 +107,14 @@ def discover(root: Path) -> Contract:
     if skills:
         files["skill"] = skills
 
-    for candidate in UI_ENTRY_CANDIDATES:
+    for candidate in UI_ENTRY_CANDIDATES if "src" in top else ():
         path = root / candidate
         if path.is_file():
             files["ui-entry"] = {"host": ContractFile("ui-entry", "host", candidate, path.is_symlink())}
             break
 
     surfaces: dict[str, ContractFile] = {}
-    for kind_dir in _entries(root / "app/surfaces"):
+    for kind_dir in _entries(root / "app/surfaces") if "app" in top else []:
         if not kind_dir.is_dir():
             continue
         if kind_dir.name not in SURFACE_KINDS:

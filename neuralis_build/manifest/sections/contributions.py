@@ -18,7 +18,7 @@ from neuralis_build.contract import Contract, ContractFile, Kind
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.engine import Section
-from neuralis_build.manifest.paths import package_path_problem, resolve_inside
+from neuralis_build.manifest.paths import Containment, package_path_problem, resolve_inside
 from neuralis_build.manifest.shape import Arr, Checker, Field, JSONSchema, JudgedStr, Obj, Shape, Str
 from neuralis_build.package import Package
 
@@ -195,12 +195,12 @@ def _file_diag(c: Checker, severity: str, code_: Any, path: str, pointer: str, m
         c.diags.note(code_, pointer, message, hint, file=path)
 
 
-def _outside(package: Package, contract: Contract, c: Checker) -> set[str]:
+def _outside(inside: Containment, contract: Contract, c: Checker) -> set[str]:
     """Report every contract file that resolves outside the package; return their paths."""
     out: set[str] = set()
     for entries in contract.files.values():
         for f in entries.values():
-            if resolve_inside(package.root, f.path) is None:
+            if inside.resolve(f.path) is None:
                 out.add(f.path)
                 _file_diag(
                     c,
@@ -289,12 +289,12 @@ def _tool_json(package: Package, f: ContractFile, c: Checker) -> None:
         )
 
 
-def _same_file(package: Package, a: str, b: str) -> bool:
-    first, second = resolve_inside(package.root, a), resolve_inside(package.root, b)
+def _same_file(inside: Containment, a: str, b: str) -> bool:
+    first, second = inside.resolve(a), inside.resolve(b)
     return first is not None and first == second
 
 
-def _overrides(block: dict[str, Any], package: Package, contract: Contract, c: Checker) -> None:
+def _overrides(block: dict[str, Any], inside: Containment, contract: Contract, c: Checker) -> None:
     """An inline entry that a file of the same name overrides: a note, and out of the effective block."""
     for kind in INLINE_KINDS:
         entries = block.get(kind.key)
@@ -307,7 +307,7 @@ def _overrides(block: dict[str, Any], package: Package, contract: Contract, c: C
             if not c.usable(at) or not isinstance(name, str) or name not in files:
                 continue
             path = files[name].path
-            if kind.kind == "team" and _same_file(package, entry["template"], path):
+            if kind.kind == "team" and _same_file(inside, entry["template"], path):
                 continue  # the inline entry names the file itself: it adds the display name, no conflict
             c.note(
                 NB1406,
@@ -361,7 +361,8 @@ def _contract_rules(block: dict[str, Any], c: Checker) -> None:
         _tool_name_warnings(block, None, set(), c)
         return
     contract = package.contract
-    outside = _outside(package, contract, c)
+    inside = Containment(package.root)
+    outside = _outside(inside, contract, c)
     for path, first in contract.duplicates:
         _file_diag(
             c,
@@ -378,7 +379,7 @@ def _contract_rules(block: dict[str, Any], c: Checker) -> None:
     for f in contract.of("tool").values():
         if f.path.endswith(".json") and f.path not in outside:
             _tool_json(package, f, c)
-    _overrides(block, package, contract, c)
+    _overrides(block, inside, contract, c)
     _tool_name_warnings(block, package, outside, c)
 
 
