@@ -12,8 +12,9 @@ from jsonschema import Draft202012Validator
 
 from neuralis_build.check import check_path
 from neuralis_build.hostprofile import HostProfile
+from neuralis_build.manifest.names import is_generic_tool_name
 from neuralis_build.manifest.schema import neuralis_block_schema
-from neuralis_build.manifest.sections.contributions import is_generic_tool_name, tool_names, tool_sources
+from neuralis_build.manifest.sections.contributions import tool_names, tool_sources
 from neuralis_build.package import load_package
 
 Found = list[tuple[str, str, str, str]]

@@ -8,44 +8,28 @@ directory contract"; tool names are one key for the whole deployment ("Tool name
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from neuralis_build.contract import Contract, ContractFile, Kind
-from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.contract import Contract, Kind
+from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
+from neuralis_build.manifest.contractfiles import check_contract_files
 from neuralis_build.manifest.engine import Section
+from neuralis_build.manifest.names import entry_name_shape, is_tool_name, tool_name_shape, warn_tool_names
 from neuralis_build.manifest.paths import Containment, package_path_problem, resolve_inside
 from neuralis_build.manifest.shape import Arr, Checker, Field, JSONSchema, JudgedStr, Obj, Shape, Str
 from neuralis_build.package import Package
 
 NB1401 = code("NB1401", "inline-routes", "neuralis.routes is declared; routes have no inline form (routes/*.ts only)")
-NB1402 = code("NB1402", "tool-name-charset", "a tool name is not 1-64 letters, digits, _ or -")
-NB1403 = code("NB1403", "tool-name-platform", "a tool name is one of the platform's own tools")
-NB1404 = code("NB1404", "tool-name-generic", "a tool name is a single generic word (name it for its domain)")
 NB1405 = code("NB1405", "inline-duplicate", "two inline entries of one kind share a name")
 NB1406 = code("NB1406", "file-overrides-inline", "a file-based entry overrides the inline entry of the same name")
 NB1407 = code("NB1407", "team-template-path", "a team template path is absolute or has a .. segment")
 NB1408 = code("NB1408", "team-template-outside", "a team template leads out of the package through a symlink")
 NB1409 = code("NB1409", "team-template-missing", "a team template file does not exist")
 NB1410 = code("NB1410", "team-template-not-markdown", "a team template is not a .md file")
-NB1411 = code("NB1411", "contract-symlink-outside", "a contract file is a symlink that leads out of the package")
-NB1412 = code("NB1412", "contract-duplicate-file", "two contract files define the same entry (tools/x.ts and x.json)")
-NB1413 = code("NB1413", "contract-stray", "a file sits in a contract folder but is no entry of it")
-NB1414 = code("NB1414", "entry-name-charset", "an entry name (inline or file stem) is not a plain name")
-NB1415 = code("NB1415", "tool-file-invalid", "a tools/<name>.json file is not a JSON object")
-NB1416 = code("NB1416", "tool-file-name-mismatch", "a tools/<name>.json names a tool other than its file stem")
-NB1417 = code("NB1417", "tool-file-description", "a tools/<name>.json has no description")
 NB1418 = code("NB1418", "team-member-key", "a team[] entry has a key outside { id, name, template }")
-
-TOOL_NAME = r"^[A-Za-z0-9_-]{1,64}$"
-ENTRY_NAME = r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$"
-_WORD_BREAK = re.compile(r"[_-]+|(?<=[a-z0-9])(?=[A-Z])")
-_TOOL_RE = re.compile(TOOL_NAME)
-_ENTRY_RE = re.compile(ENTRY_NAME)
 
 
 @dataclass(frozen=True)
@@ -65,32 +49,6 @@ INLINE_KINDS = (
     InlineKind("hooks", "hook", "event"),
     InlineKind("team", "team", "id"),
 )
-NAMED_FILE_KINDS: frozenset[Kind] = frozenset(k.kind for k in INLINE_KINDS)
-
-
-def is_generic_tool_name(name: str) -> bool:
-    """True when a tool name is one word (no _ or - separator, no camelCase break): ``status``, ``Search``."""
-    return len([part for part in _WORD_BREAK.split(name) if part]) < 2
-
-
-def _tool_name(description: str) -> Str:
-    return Str(
-        pattern=TOOL_NAME,
-        pattern_code=NB1402,
-        pattern_message="is not a tool name: 1 to 64 letters, digits, _ or -",
-        pattern_hint="LLM tool names allow only these; name it for its domain, such as acme_release_status",
-        description=description,
-    )
-
-
-def _entry_name(description: str) -> Str:
-    return Str(
-        pattern=ENTRY_NAME,
-        pattern_code=NB1414,
-        pattern_message="is not a plain name: a letter, digit or _, then up to 63 letters, digits, _, . or -",
-        pattern_hint="the name is also the file stem of the file-based form",
-        description=description,
-    )
 
 
 def _inline(item: Obj, kind: InlineKind, description: str) -> Field:
@@ -128,7 +86,7 @@ def _template(member: dict[str, Any], pointer: str, c: Checker) -> None:
 
 TOOL = Obj(
     fields={
-        "name": Field(_tool_name("The tool's name: one key for the whole deployment."), required=True),
+        "name": Field(tool_name_shape("The tool's name: one key for the whole deployment."), required=True),
         "description": Field(Str(min_length=1, description="What the tool does, for the model."), required=True),
     },
     unknown="allow",
@@ -139,7 +97,7 @@ TOOL = Obj(
 
 def _named(kind: InlineKind, what: str, file_form: str) -> Obj:
     return Obj(
-        fields={kind.name_field: Field(_entry_name(f"The {what}'s {kind.name_field}."), required=True)},
+        fields={kind.name_field: Field(entry_name_shape(f"The {what}'s {kind.name_field}."), required=True)},
         unknown="allow",
         what=f"an inline {what}",
         description=f"An inline {what}; {file_form} overrides it.",
@@ -148,7 +106,7 @@ def _named(kind: InlineKind, what: str, file_form: str) -> Obj:
 
 TEAM_MEMBER = Obj(
     fields={
-        "id": Field(_entry_name("The member id; team/<id>.md overrides this entry."), required=True),
+        "id": Field(entry_name_shape("The member id; team/<id>.md overrides this entry."), required=True),
         "name": Field(Str(min_length=1, description="The member's display name."), required=True),
         "template": Field(
             JudgedStr(
@@ -186,109 +144,6 @@ class NoInlineForm(Shape):
 _by_key = {k.key: k for k in INLINE_KINDS}
 
 
-def _file_diag(c: Checker, severity: str, code_: Any, path: str, pointer: str, message: str, hint: str) -> None:
-    if severity == "error":
-        c.diags.error(code_, pointer, message, hint, file=path)
-    elif severity == "warning":
-        c.diags.warning(code_, pointer, message, hint, file=path)
-    else:
-        c.diags.note(code_, pointer, message, hint, file=path)
-
-
-def _outside(inside: Containment, contract: Contract, c: Checker) -> set[str]:
-    """Report every contract file that resolves outside the package; return their paths."""
-    out: set[str] = set()
-    for entries in contract.files.values():
-        for f in entries.values():
-            if inside.resolve(f.path) is None:
-                out.add(f.path)
-                _file_diag(
-                    c,
-                    "error",
-                    NB1411,
-                    f.path,
-                    "",
-                    f"{f.path} leads out of the package through a symlink",
-                    "keep every contract file inside the package; replace the symlink by the file itself",
-                )
-    return out
-
-
-def _file_names(contract: Contract, outside: set[str], c: Checker) -> None:
-    for kind in sorted(NAMED_FILE_KINDS):
-        for f in contract.of(kind).values():
-            if f.path in outside:
-                continue
-            if kind == "tool" and not _TOOL_RE.match(f.name):
-                _file_diag(
-                    c,
-                    "error",
-                    NB1402,
-                    f.path,
-                    "",
-                    f'tool file name "{f.name}" is not a tool name: 1 to 64 letters, digits, _ or -',
-                    "rename the file; its stem is the tool name, such as tools/acme_release_status.ts",
-                )
-            elif kind != "tool" and not _ENTRY_RE.match(f.name):
-                _file_diag(
-                    c,
-                    "error",
-                    NB1414,
-                    f.path,
-                    "",
-                    f'"{f.name}" is not a plain {kind} name: a letter, digit or _, then up to 63 letters, digits, _, '
-                    ". or -",
-                    "rename the file; its stem is the entry's name",
-                )
-
-
-def _tool_json(package: Package, f: ContractFile, c: Checker) -> None:
-    """tools/<name>.json is the tool's whole definition: an object with a description, named by its stem."""
-    try:
-        data = json.loads((package.root / f.path).read_text("utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        _file_diag(c, "error", NB1415, f.path, "", f"{f.path} cannot be read as UTF-8 text ({exc})", "save as UTF-8")
-        return
-    except json.JSONDecodeError as exc:
-        c.diags.items.append(
-            Diagnostic(
-                "error",
-                NB1415.id,
-                f.path,
-                "",
-                f"{f.path} is not valid JSON: {exc.msg}",
-                "fix the JSON syntax at this line and column",
-                exc.lineno,
-                exc.colno,
-            )
-        )
-        return
-    if not isinstance(data, dict):
-        _file_diag(c, "error", NB1415, f.path, "", f"{f.path} must hold one JSON object", '{"description": "...", ...}')
-        return
-    if "name" in data and data["name"] != f.name:
-        _file_diag(
-            c,
-            "error",
-            NB1416,
-            f.path,
-            "/name",
-            f'the file names the tool "{data["name"]}" but its stem is "{f.name}"; the stem is the tool name',
-            f'remove "name", or rename the file to tools/{data["name"]}.json',
-        )
-    description = data.get("description")
-    if not isinstance(description, str) or not description:
-        _file_diag(
-            c,
-            "error",
-            NB1417,
-            f.path,
-            "/description" if "description" in data else "",
-            f"{f.path} has no description; the model chooses tools by it",
-            'add "description": "<what the tool does>"',
-        )
-
-
 def _same_file(inside: Containment, a: str, b: str) -> bool:
     first, second = inside.resolve(a), inside.resolve(b)
     return first is not None and first == second
@@ -318,8 +173,14 @@ def _overrides(block: dict[str, Any], inside: Containment, contract: Contract, c
             c.dropped.add(at)
 
 
-def _tool_name_warnings(block: dict[str, Any], package: Package | None, outside: set[str], c: Checker) -> None:
-    located: list[tuple[str, str, str]] = []  # (name, file, pointer)
+def _contract_rules(block: dict[str, Any], c: Checker) -> None:
+    package = c.package
+    outside: set[str] = set()
+    if package is not None:
+        inside = Containment(package.root)
+        outside = check_contract_files(package, inside, c)
+        _overrides(block, inside, package.contract, c)
+    located: list[tuple[str, str, str]] = []  # the effective tools: (name, file, pointer)
     tools = block.get("tools")
     if isinstance(tools, list) and c.usable("/neuralis/tools"):
         for index, entry in enumerate(tools):
@@ -328,59 +189,9 @@ def _tool_name_warnings(block: dict[str, Any], package: Package | None, outside:
                 located.append((entry["name"], "package.json", at + "/name"))
     if package is not None:
         for f in package.contract.of("tool").values():
-            if f.path not in outside and _TOOL_RE.match(f.name):
+            if f.path not in outside and is_tool_name(f.name):
                 located.append((f.name, f.path, ""))
-    platform = set(c.host.platform_tools) if c.host is not None else set()
-    for name, file, pointer in located:
-        if name in platform:
-            _file_diag(
-                c,
-                "warning",
-                NB1403,
-                file,
-                pointer,
-                f'"{name}" is the name of one of the platform\'s own tools; tool names are global, so the platform '
-                "(first-party) or the lexically-smaller first-party package id answers it, never both",
-                f"name the tool for your domain, such as <package>_{name}",
-            )
-        elif is_generic_tool_name(name):
-            _file_diag(
-                c,
-                "warning",
-                NB1404,
-                file,
-                pointer,
-                f'"{name}" is a single generic word; tool names are global across the deployment',
-                f"name it for the domain it serves, such as acme_release_{name.lower()} (not {name})",
-            )
-
-
-def _contract_rules(block: dict[str, Any], c: Checker) -> None:
-    package = c.package
-    if package is None:
-        _tool_name_warnings(block, None, set(), c)
-        return
-    contract = package.contract
-    inside = Containment(package.root)
-    outside = _outside(inside, contract, c)
-    for path, first in contract.duplicates:
-        _file_diag(
-            c,
-            "error",
-            NB1412,
-            path,
-            "",
-            f"{first} already defines this entry; one name, one file",
-            f"remove {path} or {first}, or rename one of them",
-        )
-    for path, reason in contract.strays:
-        _file_diag(c, "warning", NB1413, path, "", f"{path} is ignored: {reason}", "move or rename it")
-    _file_names(contract, outside, c)
-    for f in contract.of("tool").values():
-        if f.path.endswith(".json") and f.path not in outside:
-            _tool_json(package, f, c)
-    _overrides(block, inside, contract, c)
-    _tool_name_warnings(block, package, outside, c)
+    warn_tool_names(located, c)
 
 
 SECTION = Section(
