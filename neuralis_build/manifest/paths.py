@@ -1,4 +1,7 @@
-"""Paths a manifest names: package paths that must stay inside the package, and globs anchored to a zone."""
+"""Containment of package paths once symlinks are resolved, and globs anchored to a package's data zone.
+
+The text rules of a path a manifest names (no absolute path, no ``..``) are ``pkgpath.path_problem``.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +9,10 @@ import os
 import re
 from pathlib import Path
 
-_DRIVE = re.compile(r"^[A-Za-z]:")
 _GLOB_CHAR = re.compile(r"[A-Za-z0-9._*-]")
 
 GLOB_PATTERN = r"^(?!/)[A-Za-z0-9._*/-]+$"
 """The zone-glob charset as a JSON Schema pattern (the segment rules are the validator's)."""
-
-
-def package_path_problem(path: str) -> str | None:
-    """What makes ``path`` unable to name a file inside the package, judged on the string alone."""
-    if not path:
-        return "is empty"
-    if path.startswith(("/", "\\")) or _DRIVE.match(path):
-        return "is an absolute path; name a path inside the package, relative to package.json"
-    if "\\" in path:
-        return "uses a backslash; package paths use /"
-    if ".." in path.split("/"):
-        return "has a .. segment, which could lead out of the package"
-    return None
 
 
 def resolve_inside(root: Path, path: str) -> Path | None:

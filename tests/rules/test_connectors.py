@@ -191,7 +191,10 @@ def test_capabilities(check_block):
     assert check_block(source(capabilities=[]), files=FILES) == [("error", "NB0106", P + "/capabilities")]
 
 
-@pytest.mark.parametrize("path", ["/abs/factory.js", "../outside.js", "dist/../../x.js", "dist\\f.js", ""])
+@pytest.mark.parametrize(
+    "path",
+    ["/abs/factory.js", "../outside.js", "dist/../../x.js", "dist\\f.js", "", "~/f.js", "dist//f.js", "a/./f.js"],
+)
 def test_factory_path_lexical(check_block, path):
     assert check_block(source(connectorFactory=path)) == [("error", "NB0811", P + "/connectorFactory")]
 
@@ -203,6 +206,7 @@ def test_factory_extension(check_block):
     for suffix in (".mjs", ".cjs", ".ts"):
         path = "src/factory" + suffix
         assert check_block(source(connectorFactory=path), files={path: ""}) == []
+    assert check_block(source(connectorFactory="./" + FACTORY), files=FILES) == []
 
 
 def test_missing_factory_is_a_warning(check_block):

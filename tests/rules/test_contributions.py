@@ -145,7 +145,7 @@ def test_inline_team_entry_naming_its_own_file_is_not_overridden(pkg):
 
 
 @pytest.mark.parametrize(
-    "template", ["/etc/passwd.md", "../outside.md", "team/../../x.md", "C:/x.md", "team\\x.md", ""]
+    "template", ["/etc/passwd.md", "../outside.md", "team/../../x.md", "C:/x.md", "team\\x.md", "", "~/x.md", "a//x.md"]
 )
 def test_team_template_path_lexical(pkg, template):
     block = {"team": [{"id": "r", "name": "R", "template": template}]}

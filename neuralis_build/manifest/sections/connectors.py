@@ -15,7 +15,8 @@ from typing import Any
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.engine import Section
-from neuralis_build.manifest.paths import package_path_problem, resolve_inside
+from neuralis_build.manifest.paths import resolve_inside
+from neuralis_build.manifest.pkgpath import path_problem
 from neuralis_build.manifest.secretnames import secret_word
 from neuralis_build.manifest.shape import Anything, Arr, Bool, Checker, Field, JudgedStr, Obj, Str
 
@@ -309,7 +310,7 @@ CONNECTOR = Obj(
         ),
         "connectorFactory": Field(
             JudgedStr(
-                judge=package_path_problem,
+                judge=path_problem,
                 judge_code=NB0811,
                 judge_hint="name a module inside the package, such as dist/connectors/local.js",
                 description="source only: the package path of the module the loader imports to build instances.",

@@ -18,7 +18,8 @@ from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.contractfiles import check_contract_files
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.names import entry_name_shape, is_tool_name, tool_name_shape, warn_tool_names
-from neuralis_build.manifest.paths import Containment, package_path_problem, resolve_inside
+from neuralis_build.manifest.paths import Containment, resolve_inside
+from neuralis_build.manifest.pkgpath import path_problem
 from neuralis_build.manifest.shape import Arr, Checker, Field, JSONSchema, JudgedStr, Obj, Shape, Str
 from neuralis_build.package import Package
 
@@ -110,7 +111,7 @@ TEAM_MEMBER = Obj(
         "name": Field(Str(min_length=1, description="The member's display name."), required=True),
         "template": Field(
             JudgedStr(
-                judge=package_path_problem,
+                judge=path_problem,
                 judge_code=NB1407,
                 judge_hint="name a .md file inside the package, such as team/reviewer.md",
                 description="Package path to the member's .md template; must stay inside the package.",
