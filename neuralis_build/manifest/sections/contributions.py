@@ -26,7 +26,7 @@ from neuralis_build.package import Package
 NB1401 = code("NB1401", "inline-routes", "neuralis.routes is declared; routes have no inline form (routes/*.ts only)")
 NB1405 = code("NB1405", "inline-duplicate", "two inline entries of one kind share a name")
 NB1406 = code("NB1406", "file-overrides-inline", "a file-based entry overrides the inline entry of the same name")
-NB1407 = code("NB1407", "team-template-path", "a team template path is absolute or has a .. segment")
+NB1407 = code("NB1407", "team-template-path", "a team template path is not a plain package path (absolute, ..)")
 NB1408 = code("NB1408", "team-template-outside", "a team template leads out of the package through a symlink")
 NB1409 = code("NB1409", "team-template-missing", "a team template file does not exist")
 NB1410 = code("NB1410", "team-template-not-markdown", "a team template is not a .md file")
