@@ -469,8 +469,7 @@ def _stage_and_check(
     if has_errors(judged):
         o.status = "refused"
         return
-    tools = [(f.name, f.path) for f in staged.contract.of("tool").values()]
-    work.facts = facts_of(o.id or o.name, o.trust, result.effective or {}, tools)
+    work.facts = facts_of(staged, o.trust, result.effective or {})
 
 
 def _resolve(works: list[_Work], staging: Path) -> None:

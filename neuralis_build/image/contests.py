@@ -11,7 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.manifest.sections.provides import oauth_prefix, oauth_prefixes_overlap
+from neuralis_build.manifest.sections.config import config_keys
+from neuralis_build.manifest.sections.contributions import tool_sources
+from neuralis_build.manifest.sections.provides import oauth_prefix, oauth_prefixes_overlap, provided_services
+from neuralis_build.package import MANIFEST, Package
 from neuralis_build.trust import Trust
 
 NB1820 = code("NB1820", "tool-shadowed", "another claimant answers this tool name; this package's tool is shadowed")
@@ -70,32 +73,31 @@ class Facts:
         )
 
 
-def facts_of(
-    package_id: str, trust: Trust, effective: dict[str, Any], contract_tools: Iterable[tuple[str, str]]
-) -> Facts:
-    """Read the claims from a checked block; ``contract_tools`` are (name, file) from tools/ (files override inline)."""
-    tools: dict[str, Claim] = {}
-    inline = effective.get("tools")
-    if isinstance(inline, list):
-        for i, entry in enumerate(inline):
-            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
-                tools.setdefault(entry["name"], (entry["name"], "package.json", f"/neuralis/tools/{i}/name"))
-    for name, path in contract_tools:
-        tools[name] = (name, path, "")
+def _index(items: Any, value: str, key: str | None) -> int:
+    """Where ``value`` first sits in a declared list (of strings, or of objects by ``key``)."""
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        if (item.get(key) if key and isinstance(item, dict) else item) == value:
+            return i
+    return 0
+
+
+def facts_of(package: Package, trust: Trust, effective: dict[str, Any]) -> Facts:
+    """Read the claims from a checked package's effective block (the sections' own readers, plus where each sits)."""
+    tools = tuple(
+        (name, file, f"/neuralis/tools/{_index(effective.get('tools'), name, 'name')}/name" if file == MANIFEST else "")
+        for name, file in tool_sources(package, effective).items()
+    )
     first_party = trust == "first-party"
     services: list[Claim] = []
-    provides = effective.get("provides")
-    if first_party and isinstance(provides, list):  # host-assigned trust is authoritative
-        services = [
-            (s, "package.json", f"/neuralis/provides/{i}") for i, s in enumerate(provides) if isinstance(s, str)
-        ]
     keys: list[Claim] = []
-    settings = effective.get("configSettings")
-    if first_party and isinstance(settings, list):  # honored for first-party packages only
+    if first_party:  # provides and configSettings count for first-party packages only (the checker drops them)
+        provides = effective.get("provides")
+        services = [
+            (s, MANIFEST, f"/neuralis/provides/{_index(provides, s, None)}") for s in provided_services(effective)
+        ]
+        settings = effective.get("configSettings")
         keys = [
-            (e["key"], "package.json", f"/neuralis/configSettings/{i}/key")
-            for i, e in enumerate(settings)
-            if isinstance(e, dict) and isinstance(e.get("key"), str)
+            (k, MANIFEST, f"/neuralis/configSettings/{_index(settings, k, 'key')}/key") for k in config_keys(effective)
         ]
     app = effective.get("app")
     module = app.get("module") if isinstance(app, dict) and first_party else None
@@ -104,9 +106,9 @@ def facts_of(
     if module is not None and isinstance(module.get("provides"), list):
         published = tuple(p for p in module["provides"] if isinstance(p, str))
     return Facts(
-        id=package_id,
+        id=package.id or package.name or "",
         trust=trust,
-        tools=tuple(sorted(tools.values())),
+        tools=tools,
         services=tuple(services),
         config_keys=tuple(keys),
         published=published,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.image.contests import (
     PLATFORM,
@@ -12,7 +14,9 @@ from neuralis_build.image.contests import (
     settle_tools,
     shadow_warnings,
 )
+from neuralis_build.package import load_package
 from neuralis_build.trust import Trust
+from tests.conftest import build_file_tree, manifest
 
 
 def pkg(
@@ -84,14 +88,17 @@ def test_a_shadowed_tool_is_a_warning_at_its_pointer() -> None:
     assert warning.message.startswith('the tool name "deploy" is answered by aaa;')
 
 
-def test_facts_read_inline_and_file_tools_and_drop_first_party_fields_below_first_party() -> None:
+def test_facts_read_inline_and_file_tools_and_drop_first_party_fields_below_first_party(tmp_path: Path) -> None:
     block = {
         "tools": [{"name": "acme_status"}, {"name": "acme_deploy"}],
         "provides": ["runtime"],
         "configSettings": [{"key": "acmeLimit"}],
         "app": {"module": {"entry": "dist/app/host.js", "provides": ["@acme/x/app/charts"]}},
     }
-    first = facts_of("@acme/x", "first-party", block, [("acme_deploy", "tools/acme_deploy.ts")])
+    root = build_file_tree(tmp_path, {"package.json": manifest(block, name="@acme/x"), "tools/acme_deploy.ts": ""})
+    package = load_package(root)
+    first = facts_of(package, "first-party", block)
+    assert first.id == "@acme/x"
     assert first.tools == (
         ("acme_deploy", "tools/acme_deploy.ts", ""),
         ("acme_status", "package.json", "/neuralis/tools/0/name"),
@@ -99,7 +106,7 @@ def test_facts_read_inline_and_file_tools_and_drop_first_party_fields_below_firs
     assert first.services == (("runtime", "package.json", "/neuralis/provides/0"),)
     assert first.config_keys == (("acmeLimit", "package.json", "/neuralis/configSettings/0/key"),)
     assert first.published == ("@acme/x/app/charts",)
-    untrusted = facts_of("@acme/x", "untrusted", block, [])
+    untrusted = facts_of(package, "untrusted", block)
     assert (untrusted.services, untrusted.config_keys, untrusted.published, untrusted.module) == ((), (), (), None)
     assert Facts.from_json(first.to_json()) == first
 
