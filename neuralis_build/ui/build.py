@@ -16,7 +16,7 @@ from neuralis_build.package import MANIFEST, Package
 from neuralis_build.ui.driver import locate_import, run_build, write_tsconfig
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
 from neuralis_build.ui.outdir import remove, staging_dir, swap_in
-from neuralis_build.ui.record import INSTALL_EXPORT, RECORD_NAME, SharedImportsRecord, reads_react
+from neuralis_build.ui.record import INSTALL_EXPORT, RECORD_NAME, SharedImportsRecord
 from neuralis_build.ui.resolve import (
     declared_react_major,
     installed_react_major,
@@ -89,7 +89,16 @@ def find_entry(package: Package, entry: str | None = None) -> str:
     if not path.is_relative_to(package.root):
         raise DiagnosedError(
             "the UI entry lies outside the package",
-            [Diagnostic("error", NB1912.id, entry, "", f"{entry} is outside {package.root}", "name a file inside the package")],
+            [
+                Diagnostic(
+                    "error",
+                    NB1912.id,
+                    entry,
+                    "",
+                    f"{entry} is outside {package.root}",
+                    "name a file inside the package",
+                )
+            ],
         )
     if not path.is_file():
         raise DiagnosedError(
@@ -291,6 +300,11 @@ def _react_major(package: Package) -> int | None:
     return major if major is not None else declared_react_major(package.manifest)
 
 
+def _has_react(package: Package, key: str) -> bool:
+    deps = package.manifest.get(key)
+    return isinstance(deps, dict) and "react" in deps
+
+
 def _react_problems(package: Package, record: SharedImportsRecord, host: HostProfile) -> list[Diagnostic]:
     if record.react_major is None and record.reads_react:
         return [
@@ -304,11 +318,12 @@ def _react_problems(package: Package, record: SharedImportsRecord, host: HostPro
             )
         ]
     if record.react_major is not None and record.react_major != host.react_major:
+        declared = [k for k in ("devDependencies", "dependencies", "peerDependencies") if _has_react(package, k)]
         return [
             _manifest_diag(
                 package,
                 NB1911,
-                "/devDependencies",
+                f"/{declared[0]}/react" if declared else "/devDependencies",
                 f"the package resolves React {record.react_major}, but the host provides React {host.react_major}",
                 f"move react to ^{host.react_major}.0.0 and reinstall, or build for another host with --host",
             )
@@ -316,7 +331,9 @@ def _react_problems(package: Package, record: SharedImportsRecord, host: HostPro
     return []
 
 
-def esbuild_args(entry: str, outdir: str, tsconfig: Path, externals: list[str], *, minify: bool, sourcemap: bool) -> list[str]:
+def esbuild_args(
+    entry: str, outdir: str, tsconfig: Path, externals: list[str], *, minify: bool, sourcemap: bool
+) -> list[str]:
     """The esbuild CLI arguments of a UI module build (also what the bench runs esbuild alone with)."""
     args = [
         entry,
@@ -408,7 +425,9 @@ def _judge_output(
         n = len(problems)
         raise DiagnosedError(f"the UI module was not written ({n} problem{'s' if n != 1 else ''})", problems + warnings)
     outputs = sorted(
-        str(PurePosixPath(OUT_DIR) / PurePosixPath(p).name) for p in meta.get("outputs", {}) if p.startswith(outdir + "/")
+        str(PurePosixPath(OUT_DIR) / PurePosixPath(p).name)
+        for p in meta.get("outputs", {})
+        if p.startswith(outdir + "/")
     )
     outputs.append(f"{OUT_DIR}/{RECORD_NAME}")
     return UiBuildResult(root, entry_rel, tuple(sorted(outputs)), record, exports, warnings)

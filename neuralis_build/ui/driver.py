@@ -96,7 +96,9 @@ def run_build(esbuild: EsbuildRunner, root: Path, args: Sequence[str], metafile:
     try:
         meta = json.loads(metafile.read_text("utf-8"))
     except (OSError, ValueError) as exc:
-        raise SubprocessError(f"esbuild wrote no readable metafile ({exc})", command=run.command, output=run.stderr) from None
+        raise SubprocessError(
+            f"esbuild wrote no readable metafile ({exc})", command=run.command, output=run.stderr
+        ) from None
     return Built(meta, [d for d in diagnostics if d.severity == "warning"])
 
 

@@ -284,7 +284,8 @@ def _override() -> Esbuild | None:
     path = Path(value).expanduser()
     if not path.is_file():
         raise ToolMissingError(
-            f"{OVERRIDE_ENV}={value} names no file", hint=f"point it at an esbuild {ESBUILD_VERSION} binary, or unset it"
+            f"{OVERRIDE_ENV}={value} names no file",
+            hint=f"point it at an esbuild {ESBUILD_VERSION} binary, or unset it",
         )
     version = binary_version(path)
     if version != ESBUILD_VERSION:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, code
@@ -40,7 +39,9 @@ def declared_subjects(package: Package) -> list[tuple[int, str]]:
     events = package.block.get("events") if package.block else None
     if not isinstance(events, list):
         return []
-    return [(i, e["subject"]) for i, e in enumerate(events) if isinstance(e, dict) and isinstance(e.get("subject"), str)]
+    return [
+        (i, e["subject"]) for i, e in enumerate(events) if isinstance(e, dict) and isinstance(e.get("subject"), str)
+    ]
 
 
 def has_sources(package: Package) -> bool:

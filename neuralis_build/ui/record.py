@@ -96,6 +96,7 @@ def parse_record(data: Any) -> tuple[SharedImportsRecord | None, list[RecordProb
                 problems.append(RecordProblem("/sharedImports", "sharedImports must be sorted and without duplicates"))
     if problems:
         return None, problems
+    assert isinstance(api, str) and isinstance(ids, list)
     return SharedImportsRecord(api, major, tuple(ids)), []
 
 
@@ -188,7 +189,9 @@ def judge_module(
     entry_rel: str = module["entry"]
     entry = _inside(root, entry_rel)
     if entry is None:
-        return ModuleVerdict((ModuleProblem(NB1611, "package.json", f"{MODULE}/entry", f"{entry_rel} leads out of the package"),))
+        return ModuleVerdict(
+            (ModuleProblem(NB1611, "package.json", f"{MODULE}/entry", f"{entry_rel} leads out of the package"),)
+        )
     if not entry.is_file():
         return ModuleVerdict(
             (ModuleProblem(NB1601, "package.json", f"{MODULE}/entry", f"{entry_rel} has not been built", REBUILD),)
@@ -197,9 +200,13 @@ def judge_module(
     if isinstance(css_rel, str):
         css = _inside(root, css_rel)
         if css is None:
-            problems.append(ModuleProblem(NB1611, "package.json", f"{MODULE}/css", f"{css_rel} leads out of the package"))
+            problems.append(
+                ModuleProblem(NB1611, "package.json", f"{MODULE}/css", f"{css_rel} leads out of the package")
+            )
         elif not css.is_file():
-            problems.append(ModuleProblem(NB1602, "package.json", f"{MODULE}/css", f"{css_rel} has not been built", REBUILD))
+            problems.append(
+                ModuleProblem(NB1602, "package.json", f"{MODULE}/css", f"{css_rel} has not been built", REBUILD)
+            )
 
     record_rel = str(PurePosixPath(entry_rel).parent / RECORD_NAME)
     try:

@@ -139,17 +139,16 @@ def installed_react_major(start: Path) -> int | None:
 
 def range_major(spec: str) -> int | None:
     """The one major an npm range admits (``^19.0.0``, ``19.x``, ``~19.1``, ``>=19 <20``), else None."""
-    import semantic_version
+    import semantic_version  # type: ignore[import-untyped]
 
     try:
         npm_spec = semantic_version.NpmSpec(spec.strip() or "*")
     except ValueError:
         return None
     # Probe each major with a few versions plus every version the range itself names.
-    named = [
-        tuple(int(x) if x.isdigit() else 0 for x in (a, b or "0", c or "0"))
-        for a, b, c in re.findall(r"(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?", spec)
-    ]
+    named: list[tuple[int, int, int]] = []
+    for a, b, c in re.findall(r"(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?", spec):
+        named.append((int(a), int(b) if b.isdigit() else 0, int(c) if c.isdigit() else 0))
     majors = set()
     for major in range(max((n[0] for n in named), default=0) + 2):  # one past the largest: open ranges
         probes = {(major, minor, patch) for minor in (0, 1, 9, 99) for patch in (0, 9)}

@@ -78,5 +78,7 @@ def watch_package(
                 on_ready()
         if not changes:
             continue
-        changed = tuple(sorted({Path(p).relative_to(root).as_posix() for _, p in changes if Path(p).is_relative_to(root)}))
+        changed = tuple(
+            sorted({Path(p).relative_to(root).as_posix() for _, p in changes if Path(p).is_relative_to(root)})
+        )
         on_result(_once(root, options, runner, changed))
