@@ -277,8 +277,12 @@ def _check_imports(root: Path, meta: Mapping[str, Any], out: Mapping[str, Any], 
 def _check_inputs(root: Path, meta: Mapping[str, Any], scope: _Scope) -> list[Diagnostic]:
     """Refuse files bundled from inside another UI package's folder (a relative path into it)."""
     homes = [(name, folder.resolve()) for name, folder in scope.ui_packages.items() if folder is not None]
-    problems = []
+    problems: list[Diagnostic] = []
+    if not homes:
+        return problems
     for path in sorted(meta.get("inputs", {})):
+        if not path.startswith("../") and "node_modules/" not in path:
+            continue  # a file below the package's own folder (not via node_modules) is its own
         full = (root / path).resolve()
         for name, home in homes:
             if full.is_relative_to(home):

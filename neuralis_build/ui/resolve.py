@@ -126,6 +126,7 @@ def package_name_of(module_id: str) -> str:
 
 
 _MAJOR = re.compile(r"^\s*v?(\d+)")
+_SIMPLE_RANGE = re.compile(r"^\s*[\^~]?(\d+)(?:\.(?:\d+|[xX*])){0,2}\s*$")
 
 
 def installed_react_major(start: Path) -> int | None:
@@ -139,6 +140,9 @@ def installed_react_major(start: Path) -> int | None:
 
 def range_major(spec: str) -> int | None:
     """The one major an npm range admits (``^19.0.0``, ``19.x``, ``~19.1``, ``>=19 <20``), else None."""
+    simple = _SIMPLE_RANGE.match(spec)
+    if simple:  # ^19.0.0, ~19.1, 19.x, 19.2.0: the common forms name their one major
+        return int(simple.group(1))
     import semantic_version  # type: ignore[import-untyped]
 
     try:

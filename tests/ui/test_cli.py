@@ -158,3 +158,33 @@ def test_watch_needs_a_package(tmp_path):
     build_file_tree(tmp_path, {"x.txt": ""})
     done = run("ui", "--watch", str(tmp_path / "nope"))
     assert done.returncode == 2 and "no such folder" in done.stderr
+
+
+FAST_PROBE = """
+import sys
+from neuralis_build.cli.entry import main
+code = main({args!r})
+print(code, sorted(m for m in ("typer", "rich", "pydantic") if m in sys.modules))
+"""
+
+
+def probe(args: list[str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", FAST_PROBE.format(args=args)], capture_output=True, text=True, timeout=300
+    )
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_the_plain_build_skips_typer(make_pkg):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    assert probe(["ui", str(root)]) == "0 []"
+    assert probe(["ui", "--minify", "--entry=src/app/host.tsx", "--sourcemap", str(root)]) == "0 []"
+    # Anything the fast path does not take goes through typer, which parses and reports it.
+    for args, code in ((["ui", "--help"], "0"), (["ui", "--bogus", str(root)], "2")):
+        result = probe(args)
+        assert result.split()[0] == code and "'typer'" in result
+
+
+def test_a_refusal_on_the_fast_path_loads_rich_only_to_report_it(make_pkg):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": "export const x = 1;\n"})
+    assert probe(["ui", str(root)]) == "1 ['rich']"
