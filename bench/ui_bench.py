@@ -1,6 +1,6 @@
 """Bench: `neuralis-build ui` against esbuild alone on the same generated package, alternating.
 
-Run: .venv/bin/python bench/ui_bench.py [--modules 800] [--rounds 11]
+Run: .venv/bin/python bench/ui_bench.py [--modules 900] [--rounds 15]
 
 Both sides do the same bundling job (same entry, flags, externals, tsconfig and metafile); the
 difference is what neuralis-build adds: start-up, reading the package, resolving node_modules,
@@ -20,23 +20,107 @@ import time
 from pathlib import Path
 
 COMPONENT = """\
-import {{ useMemo, useState }} from "react";
+import {{ useCallback, useEffect, useMemo, useReducer, useState, type ReactNode }} from "react";
 {imports}
+export interface Row{i} {{
+  id: string;
+  label: string;
+  values: number[];
+  tags?: string[];
+}}
+
 export interface Props{i} {{
   label: string;
   values: number[];
+  rows?: Row{i}[];
+  footer?: ReactNode;
 }}
 
-type Mode{i} = "compact" | "full";
+type Mode{i} = "compact" | "full" | "table";
+type Action{i} = {{ type: "select"; id: string }} | {{ type: "clear" }} | {{ type: "toggle"; tag: string }};
 
-export function Widget{i}({{ label, values }}: Props{i}) {{
-  const [mode, setMode] = useState<Mode{i}>("compact");
-  const total = useMemo(() => values.reduce((a, b) => a + b, {i}), [values]);
+interface State{i} {{
+  selected: string | null;
+  tags: Set<string>;
+}}
+
+function reduce{i}(state: State{i}, action: Action{i}): State{i} {{
+  switch (action.type) {{
+    case "select":
+      return {{ ...state, selected: action.id }};
+    case "clear":
+      return {{ selected: null, tags: new Set() }};
+    case "toggle": {{
+      const tags = new Set(state.tags);
+      if (tags.has(action.tag)) tags.delete(action.tag);
+      else tags.add(action.tag);
+      return {{ ...state, tags }};
+    }}
+  }}
+}}
+
+export function summarize{i}(values: number[]): {{ total: number; mean: number; max: number; min: number }} {{
+  if (values.length === 0) return {{ total: 0, mean: 0, max: 0, min: 0 }};
+  let total = 0;
+  let max = -Infinity;
+  let min = Infinity;
+  for (const v of values) {{
+    total += v;
+    if (v > max) max = v;
+    if (v < min) min = v;
+  }}
+  return {{ total, mean: total / values.length, max, min }};
+}}
+
+function useTicker{i}(enabled: boolean, every: number): number {{
+  const [tick, setTick] = useState(0);
+  useEffect(() => {{
+    if (!enabled) return undefined;
+    const id = setInterval(() => setTick((t) => t + 1), every);
+    return () => clearInterval(id);
+  }}, [enabled, every]);
+  return tick;
+}}
+
+function RowView{i}({{ row, active, onSelect }}: {{ row: Row{i}; active: boolean; onSelect: (id: string) => void }}) {{
+  const stats = useMemo(() => summarize{i}(row.values), [row.values]);
   return (
-    <div className="w{i}" data-mode={{mode}} onClick={{() => setMode(mode === "full" ? "compact" : "full")}}>
-      <span>{{label}}</span>
-      <b>{{total.toFixed(2)}}</b>
+    <tr className={{active ? "row active" : "row"}} onClick={{() => onSelect(row.id)}}>
+      <td>{{row.label}}</td>
+      <td>{{stats.total.toFixed(1)}}</td>
+      <td>{{stats.mean.toFixed(2)}}</td>
+      <td>{{(row.tags ?? []).join(", ")}}</td>
+    </tr>
+  );
+}}
+
+export function Widget{i}({{ label, values, rows = [], footer }}: Props{i}) {{
+  const [mode, setMode] = useState<Mode{i}>("compact");
+  const [state, dispatch] = useReducer(reduce{i}, {{ selected: null, tags: new Set<string>() }});
+  const tick = useTicker{i}(mode === "full", 1000 + {i});
+  const stats = useMemo(() => summarize{i}(values), [values]);
+  const select = useCallback((id: string) => dispatch({{ type: "select", id }}), []);
+  const visible = rows.filter((r) => state.tags.size === 0 || (r.tags ?? []).some((t) => state.tags.has(t)));
+  return (
+    <div className="w{i}" data-mode={{mode}} data-tick={{tick}}>
+      <header onClick={{() => setMode(mode === "full" ? "table" : mode === "table" ? "compact" : "full")}}>
+        <span>{{label}}</span>
+        <b>{{stats.total.toFixed(2)}}</b>
+        <small>
+          {{stats.min}}-{{stats.max}}
+        </small>
+      </header>
+      {{mode === "table" ? (
+        <table>
+          <tbody>
+            {{visible.map((row) => (
+              <RowView{i} key={{row.id}} row={{row}} active={{row.id === state.selected}} onSelect={{select}} />
+            ))}}
+          </tbody>
+        </table>
+      ) : null}}
       {children}
+      {{footer ?? <button onClick={{() => dispatch({{ type: "clear" }})}}>clear</button>}}
     </div>
   );
 }}
@@ -90,8 +174,8 @@ def timed(cmd: list[str], cwd: Path) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--modules", type=int, default=800)
-    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--modules", type=int, default=900)
+    parser.add_argument("--rounds", type=int, default=15)
     opts = parser.parse_args()
 
     from neuralis_build.ui.esbuild import find_esbuild

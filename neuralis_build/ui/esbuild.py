@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -122,6 +121,8 @@ def cached_path(t: Target) -> Path:
 
 
 def sha256_file(path: Path) -> str:
+    import hashlib
+
     h = hashlib.sha256()
     with path.open("rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -153,6 +154,8 @@ def _write_atomic(target_path: Path, data: bytes, mode: int = 0o644) -> None:
 
 def _store(t: Target, data: bytes) -> Path:
     """Put verified binary bytes into the cache atomically; concurrent first runs are safe."""
+    import hashlib
+
     digest = hashlib.sha256(data).hexdigest()
     if digest != t.sha256:
         raise ToolMissingError(
@@ -182,6 +185,8 @@ def _cache_is_good(t: Target, path: Path) -> bool:
 
 def _from_node_modules(t: Target, start: Path) -> bytes | None:
     """The pinned binary from an installed ``@esbuild/<platform>``, walking up as Node resolves."""
+    import hashlib
+
     for folder in (start, *start.parents):
         candidate = folder / "node_modules" / "@esbuild" / t.platform / t.member
         try:
