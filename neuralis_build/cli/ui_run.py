@@ -60,7 +60,8 @@ def one_line(result: WatchResult) -> str:
             parts.append("+".join(p.rsplit("/", 1)[-1] for p in build.ui.outputs if not p.endswith(".json")))
             parts.append(f"{len(build.ui.record.shared_imports)} shared imports")
         if build.events is not None and build.events.outputs:
-            parts.append(f"{len(build.events.outputs)} server modules")
+            n = len(build.events.outputs)
+            parts.append(f"{n} server module{'s' if n != 1 else ''}")
         return f"[{stamp}] ok: {', '.join(parts)} in {ms}"
     error = result.error
     detail = error.message if error is not None else "unknown error"
