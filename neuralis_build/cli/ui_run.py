@@ -102,7 +102,10 @@ def watch(path: Path, options: BuildOptions) -> None:
     def ready() -> None:
         print(f"watching {path} for changes (Ctrl-C stops)", flush=True)
 
-    watch_package(path, options, show, on_ready=ready)
+    try:
+        watch_package(path, options, show, on_ready=ready)
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how a watch ends, even in the middle of a rebuild
 
 
 def options_for(host: str | Path | None, minify: bool, sourcemap: bool, entry: str | None) -> BuildOptions:

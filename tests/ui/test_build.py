@@ -6,10 +6,10 @@ import json
 import shutil
 
 import pytest
-from ui_helpers import HOST_TSX, codes, link_package, snapshot, ui_manifest
 
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.hostprofile import default_host_profile
+from tests.ui.ui_helpers import HOST_TSX, codes, link_package, snapshot, ui_manifest
 
 pytestmark = pytest.mark.e2e
 

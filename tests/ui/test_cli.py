@@ -13,9 +13,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from ui_helpers import HOST_TSX, build_file_tree, copy_example, npm, snapshot, ui_manifest
 
 from neuralis_build.check import check_path
+from tests.ui.ui_helpers import HOST_TSX, build_file_tree, copy_example, npm, snapshot, ui_manifest
 
 pytestmark = pytest.mark.e2e
 
@@ -122,19 +122,26 @@ class Lines:
         return self.queue.get(timeout=60).rstrip("\n")
 
 
+def replace(path: Path, text: str) -> None:
+    """Write a file in one step, as editors do; the temp file sits outside the watched package."""
+    tmp = path.parents[3] / (path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
 def _watch_session(root: Path, lines: Lines) -> None:
     assert re.fullmatch(r"\[\d\d:\d\d:\d\d\] ok: host\.js, 2 shared imports in \d+ ms", lines.next())
     assert lines.next().startswith("watching ")
     good = snapshot(root / "dist")
 
-    (root / "src/app/host.tsx").write_text(HOST_TSX + "export const broken = ;\n")
+    replace(root / "src/app/host.tsx", HOST_TSX + "export const broken = ;\n")
     assert re.fullmatch(
         r'\[\d\d:\d\d:\d\d\] failed: src/app/host\.tsx:9:23: NB1900 Unexpected ";"; kept the last good output',
         lines.next(),
     )
     assert snapshot(root / "dist") == good
 
-    (root / "src/app/host.tsx").write_text(HOST_TSX + "export const fixed = 2;\n")
+    replace(root / "src/app/host.tsx", HOST_TSX + "export const fixed = 2;\n")
     assert " ok: " in lines.next()
     assert "fixed" in (root / "dist/app/host.js").read_text()
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from ui_helpers import build_file_tree, codes, snapshot
 
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.package import load_package
 from neuralis_build.ui.events import compile_events
+from tests.ui.ui_helpers import build_file_tree, codes, snapshot
 
 pytestmark = pytest.mark.e2e
 

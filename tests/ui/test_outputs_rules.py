@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from ui_helpers import build_file_tree, link_package
 
 from neuralis_build.check import check_path
 from neuralis_build.hostprofile import HostProfile
+from tests.ui.ui_helpers import build_file_tree, link_package
 
 GOOD_JS = 'import "react";\nexport { i as installAcmeHostComponents };\n'
 RECORD = {"hostApiVersion": "1", "reactMajor": 19, "sharedImports": ["react"]}
@@ -90,13 +90,22 @@ def test_no_install_export(tmp_path):
     assert nb16(root) == [("error", "NB1610", "dist/app/host.js", "")]
 
 
+SOURCE = {"src/events/report.ts": 'export const subject = "report";\nexport const visible = () => true;\n'}
+
+
 def test_compiled_events(tmp_path):
     block = {"events": EVENTS}
-    assert nb16(pkg(tmp_path, block, {"dist/src/events/report.js": EVENT_JS}, "a")) == []
-    assert nb16(pkg(tmp_path, block, {}, "b")) == [("error", "NB1612", "package.json", "/neuralis/events/0/subject")]
-    no_visible = {"dist/src/events/report.js": 'export const subject = "report";\n'}
+    assert nb16(pkg(tmp_path, block, {**SOURCE, "dist/src/events/report.js": EVENT_JS}, "a")) == []
+    assert nb16(pkg(tmp_path, block, SOURCE, "b")) == [
+        ("error", "NB1612", "package.json", "/neuralis/events/0/subject")
+    ]
+    no_visible = {**SOURCE, "dist/src/events/report.js": 'export const subject = "report";\n'}
     assert nb16(pkg(tmp_path, block, no_visible, "c")) == [("error", "NB1613", "dist/src/events/report.js", "")]
-    assert nb16(pkg(tmp_path, block, {}, "d"), "trusted") == []
+    assert nb16(pkg(tmp_path, block, SOURCE, "d"), "trusted") == []
+
+
+def test_a_subject_without_source_is_left_to_the_events_rules(tmp_path):
+    assert nb16(pkg(tmp_path, {"events": EVENTS})) == []
 
 
 @pytest.mark.parametrize("subject", ["../x", "a/b", ".hidden", 7])
@@ -106,6 +115,6 @@ def test_subjects_that_are_not_file_names_are_left_to_the_events_rules(tmp_path,
 
 def test_a_subject_declared_twice_is_judged_once(tmp_path):
     events = [*EVENTS, {"id": "report.done", "title": "Done", "subject": "report"}]
-    assert nb16(pkg(tmp_path, {"events": events})) == [
+    assert nb16(pkg(tmp_path, {"events": events}, SOURCE)) == [
         ("error", "NB1612", "package.json", "/neuralis/events/0/subject")
     ]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from ui_helpers import build_file_tree
 
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.ui.record import judge_module, module_exports, parse_record
+from tests.ui.ui_helpers import build_file_tree
 
 HOST = default_host_profile()
 AVAILABLE = set(HOST.shared_modules) | {"@acme/charts/app/charts"}

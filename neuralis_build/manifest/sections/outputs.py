@@ -75,17 +75,19 @@ def _event_outputs(block: dict[str, Any], c: Checker) -> None:
     package = c.package
     if package is None or not isinstance(events, list) or not at_least(c.trust, "first-party"):
         return
-    if not c.usable("/neuralis/events"):
+    if c.is_dropped("/neuralis/events"):
         return
     seen: set[str] = set()
     for i, event in enumerate(events):
         subject = event.get("subject") if isinstance(event, dict) else None
         pointer = f"/neuralis/events/{i}/subject"
-        if not isinstance(subject, str) or not subject or subject in seen or not c.usable(pointer):
+        if not isinstance(subject, str) or not subject or subject in seen:
             continue
-        if "/" in subject or "\\" in subject or subject.startswith("."):
-            continue  # not a file name; the events shape rules report it
-        seen.add(subject)
+        seen.add(subject)  # judged once, at its first mention
+        if not c.usable(pointer) or "/" in subject or "\\" in subject or subject.startswith("."):
+            continue  # not a file name, or already reported by the events rules
+        if subject not in package.contract.of("event"):
+            continue  # no source to compile: the events rules report the missing file
         rel = f"dist/src/events/{subject}.js"
         out = package.root / rel
         if not out.is_file():
