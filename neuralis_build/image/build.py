@@ -36,10 +36,11 @@ from neuralis_build.image.fetch import (
     tar_of,
 )
 from neuralis_build.image.files import select
-from neuralis_build.image.judge import MODULE_VERDICT_CODES, judge_module
+from neuralis_build.image.judge import judge_module, module_verdict_codes
 from neuralis_build.image.lock import LOCK, Locked, lock_differences, read_lock, render_lock
 from neuralis_build.image.report import REPORT, ImageResult, PackageOutcome
 from neuralis_build.image.spec import ImageSpec, PackageSpec
+from neuralis_build.manifest.sections.events import NB0706
 from neuralis_build.npmname import name_problems
 from neuralis_build.package import MANIFEST, Package, load_package, parse_manifest
 
@@ -395,18 +396,28 @@ def _declared_publications(works: list[_Work]) -> dict[str, str]:
     return out
 
 
-def _builds_outputs(package: Package) -> bool:
-    block = package.block or {}
-    app = block.get("app")
-    return bool(isinstance(app, dict) and app.get("module")) or bool(block.get("events"))
+def _declares_module(package: Package) -> bool:
+    app = (package.block or {}).get("app")
+    return isinstance(app, dict) and isinstance(app.get("module"), dict)
+
+
+def _builds_outputs(package: Package, trust: str) -> bool:
+    """A first-party folder's UI module and events are rebuilt by the image (other tiers have them dropped)."""
+    return trust == "first-party" and (_declares_module(package) or bool((package.block or {}).get("events")))
 
 
 def _build_directory(package: Package, host: HostProfile, published: dict[str, str]) -> None:
     """Rebuild a folder's outputs before it is packed: the UI module when it declares app.module, its events.
 
-    The UI build (``neuralis_build.ui``) lands separately; until it does, a folder is packed with the
-    outputs it already has, and the image's module judgement names a stale or missing module.
+    A refused build raises DiagnosedError (the package is refused); a missing esbuild is a usage error.
     """
+    from neuralis_build.ui.build import build_ui
+    from neuralis_build.ui.events import compile_events, has_sources
+
+    if _declares_module(package):
+        build_ui(package, host=host, published=published)
+    if (package.block or {}).get("events") and has_sources(package):
+        compile_events(package)
 
 
 def _stage_and_check(
@@ -428,12 +439,14 @@ def _stage_and_check(
             assert package is not None
             own = set(work.facts.published if work.facts else ())
             externals = {k: v for k, v in sorted(published.items()) if v != o.name and k not in own}
-            skip = frozenset({"dist"}) if _builds_outputs(package) else frozenset()
+            builds = _builds_outputs(package, o.trust)
+            skip = frozenset({"dist"}) if builds else frozenset()
             work.key = _key(work, tree_hash(package.root, skip), host, externals, limits.__dict__)
             if _cached(work, cache, staging.parent, finish):  # the staging folder sits in the image folder
                 return
-            _build_directory(package, host, externals)
-            package = load_package(package.root)
+            if builds:
+                _build_directory(package, host, externals)
+                package = load_package(package.root)
             work.manifest = package.manifest
             entries = directory_entries(package.root, package.manifest)
             work.integrity = integrity_of(tar_of(entries))
@@ -463,8 +476,11 @@ def _stage_and_check(
         o.status = "reference-only"
         return
     result = check_package(staged, o.trust, host)
-    # the module is judged below, against the packages this image loads; its verdict never refuses the package
-    judged = [d for d in result.diagnostics if d.code not in MODULE_VERDICT_CODES]
+    # The module is judged below, against the packages this image loads; its verdict never refuses the
+    # package. An installed package is its packed form: event sources stay behind (the build compiled
+    # them, and check's NB1612 still requires dist/src/events/<subject>.js).
+    ignored = module_verdict_codes() | {NB0706.id}
+    judged = [d for d in result.diagnostics if d.code not in ignored]
     o.diagnostics.extend(judged)
     if has_errors(judged):
         o.status = "refused"

@@ -19,6 +19,7 @@ from tests.image.conftest import Run, file_info, package_tgz, raw_tgz, spec_text
 pytestmark = [pytest.mark.e2e, requires_node]
 
 RunImage = Callable[..., Run]
+REBUILD = "rebuild with neuralis-build ui (npm run build:ui)"
 RECORD = {"hostApiVersion": "1", "reactMajor": 19, "sharedImports": ["react/jsx-runtime"]}
 BUNDLE = 'import{jsx as j}from"react/jsx-runtime";function i(){}export{i as installAcmeHostComponents};\n'
 
@@ -179,15 +180,14 @@ def test_stale_and_unpublished_modules_are_refused_with_reasons(tmp_path: Path, 
     assert modules == {
         "acme-stale": (
             "loaded",
-            {"status": "refused", "reason": "built for host API 0, host is 1: rebuild with neuralis-build ui"},
+            {"status": "refused", "reason": f"built for host API 0, host is 1: {REBUILD}"},
         ),
         "acme-reader": (
             "loaded",
             {
                 "status": "refused",
-                "reason": "reads @acme/charts/app/charts, which neither the host nor any loaded package publishes: "
-                "install the package that publishes it (app.module.provides), or bundle it and rebuild with "
-                "neuralis-build ui",
+                "reason": 'the bundle reads "@acme/charts/app/charts", which neither the host nor any loaded package '
+                "provides: install the package that publishes it in app.module.provides, or stop importing it",
             },
         ),
         "acme-current": ("loaded", {"status": "accepted", "reason": None}),
@@ -345,14 +345,28 @@ def test_the_example_packages_build_into_an_image(tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((out / "neuralis-image.json").read_text())
-    assert {p["name"]: p["status"] for p in report["packages"]} == {
-        "hello-declarative": "loaded",
-        "weather-widget": "loaded",
+    outcomes = {p["name"]: (p["status"], p["module"] and p["module"]["status"]) for p in report["packages"]}
+    assert outcomes == {
+        "hello-declarative": ("loaded", None),
+        "acme-ops": ("loaded", None),
+        "@acme/charts": ("loaded", "accepted"),
+        "@acme/reports": ("loaded", "accepted"),
+        "weather-widget": ("loaded", None),
     }
+    assert report["services"] == {"oauth-callback:acme_ops_": ["acme-ops"]}
+    # the folders' UI modules and events were built by the image build, then packed with their files
+    reports = out / "node_modules/@acme/reports"
+    assert sorted(p.relative_to(reports).as_posix() for p in reports.rglob("*") if p.is_file()) == [
+        "dist/app/host.css",
+        "dist/app/host.js",
+        "dist/app/shared-imports.json",
+        "dist/src/events/report.js",
+        "package.json",
+    ]
     assert report["tools"] == [
         {"name": "weather_forecast_lookup", "owner": "weather-widget", "shadowed": ["mcp:weather-mcp"]}
     ]
-    assert "2 loaded" in done.stdout and "report:" in done.stdout
+    assert "5 loaded" in done.stdout and "report:" in done.stdout
     assert (out / "node_modules/weather-widget/app/surfaces/widget/weather_forecast/index.html").is_file()
 
 
@@ -364,7 +378,7 @@ def test_the_host_profile_from_the_spec_or_the_flag(tmp_path: Path, run_image: R
     assert from_spec.code == 1
     assert from_spec.package("acme-ui")["module"] == {
         "status": "refused",
-        "reason": "built for host API 1, host is 2: rebuild with neuralis-build ui",
+        "reason": f"built for host API 1, host is 2: {REBUILD}",
     }
     assert from_spec.report["host"]["hostApiVersion"] == "2"
     flag = run_image(spec_text({"source": "tgz/ui.tgz"}), "--host", str(tmp_path / "host2.json"), out=tmp_path / "o2")
@@ -413,7 +427,33 @@ def test_the_text_report_names_each_refusal(
     code = main(["image", str(tmp_path / "image.toml"), "--out", str(tmp_path / "out")])
     out, err = capsys.readouterr()
     assert code == 1
-    assert "UI module refused: built for host API 0, host is 1: rebuild with neuralis-build ui" in out
+    assert f"UI module refused: built for host API 0, host is 1: {REBUILD}" in out
     assert "error NB1804 the entry 'package/x' is a symbolic link; a package installs regular files only" in out
     assert "1 loaded · 1 reference-only · 0 not-neuralis · 1 refused · 1 UI module(s) refused" in out
     assert "[2/3] refused" in err and "acme-docs@1.0.0" in err
+
+
+def test_a_folder_is_rebuilt_so_a_stale_module_is_not_installed(tmp_path: Path, run_image: RunImage) -> None:
+    charts = tmp_path / "acme-charts"
+    shutil.copytree(
+        REPO / "example-packages/acme-charts", charts, ignore=shutil.ignore_patterns("node_modules", "dist")
+    )
+    (charts / "dist/app").mkdir(parents=True)
+    (charts / "dist/app/host.js").write_text("export {};\n")
+    (charts / "dist/app/shared-imports.json").write_text(json.dumps({**RECORD, "hostApiVersion": "0"}))
+    broken = tmp_path / "acme-broken"
+    shutil.copytree(charts, broken)
+    data = json.loads((broken / "package.json").read_text())
+    data["name"] = "@acme/broken"
+    data["neuralis"]["app"]["module"].pop("provides")
+    (broken / "package.json").write_text(json.dumps(data))
+    (broken / "src/app/host.tsx").write_text("export function installAcmeBrokenHostComponents( {\n")
+    run = run_image(spec_text({"source": "acme-charts"}, {"source": "acme-broken"}))
+    assert run.code == 1
+    assert run.package("@acme/charts")["module"] == {"status": "accepted", "reason": None}
+    record = json.loads((run.image / "node_modules/@acme/charts/dist/app/shared-imports.json").read_text())
+    assert record["hostApiVersion"] == "1"
+    broken_report = run.package("@acme/broken")
+    assert broken_report["status"] == "refused"
+    assert {d["code"][:4] for d in broken_report["diagnostics"] if d["severity"] == "error"} == {"NB19"}
+    assert installed(run) == ["@acme/charts"]

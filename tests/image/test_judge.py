@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.image.judge import ModuleVerdict, exported_names, judge_module
+from neuralis_build.image.judge import ModuleVerdict, judge_module
 from tests.conftest import build_file_tree
 
 MODULE = {"entry": "dist/app/host.js"}
@@ -39,44 +39,42 @@ def test_a_module_reading_a_published_id_is_accepted(tmp_path: Path) -> None:
     assert verdict.status == "accepted"
 
 
+REBUILD = "rebuild with neuralis-build ui (npm run build:ui)"
+
+
 @pytest.mark.parametrize(
     ("rec", "bundle", "reason"),
     [
-        (record(hostApiVersion="0"), BUNDLE, "built for host API 0, host is 1: rebuild with neuralis-build ui"),
+        (record(hostApiVersion="0"), BUNDLE, f"built for host API 0, host is 1: {REBUILD}"),
         (
             record(reactMajor=18),
             BUNDLE,
-            "built against React 18, host has React 19: move react to ^19 and rebuild with neuralis-build ui",
+            f"built against React 18, host provides React 19: move react to ^19.0.0 and {REBUILD}",
         ),
         (
             record(reactMajor=None),
             BUNDLE,
-            "the bundle reads React but its record names no React major: install react and rebuild with "
-            "neuralis-build ui",
+            f"the bundle reads React but records no React major: install react 19 (or declare a react range) and "
+            f"{REBUILD}",
         ),
-        (None, BUNDLE, "there is no dist/app/shared-imports.json beside the bundle: rebuild with neuralis-build ui"),
-        (
-            {"hostApiVersion": "1"},
-            BUNDLE,
-            "dist/app/shared-imports.json lacks reactMajor, sharedImports: rebuild with neuralis-build ui",
-        ),
+        (None, BUNDLE, f"dist/app/host.js has no shared-imports.json beside it: {REBUILD}"),
+        ({"hostApiVersion": "1"}, BUNDLE, f'dist/app/shared-imports.json: the key "reactMajor" is missing: {REBUILD}'),
         (
             record(reactMajor="19"),
             BUNDLE,
-            "dist/app/shared-imports.json has a reactMajor that is neither a whole number nor null: rebuild with "
-            "neuralis-build ui",
+            f"dist/app/shared-imports.json: reactMajor must be a whole number or null: {REBUILD}",
         ),
         (
             record(),
             "export function setup() {}\n",
-            "dist/app/host.js exports no install<Name>HostComponents function: export one from src/app/host and "
-            "rebuild with neuralis-build ui",
+            "dist/app/host.js exports no install<Name>HostComponents function: export function "
+            f"install<Name>HostComponents(host) from src/app/host.tsx, then {REBUILD}",
         ),
         (
             record(sharedImports=["@acme/charts/app/charts", "react"]),
             BUNDLE,
-            "reads @acme/charts/app/charts, which neither the host nor any loaded package publishes: install the "
-            "package that publishes it (app.module.provides), or bundle it and rebuild with neuralis-build ui",
+            'the bundle reads "@acme/charts/app/charts", which neither the host nor any loaded package provides: '
+            "install the package that publishes it in app.module.provides, or stop importing it",
         ),
     ],
 )
@@ -90,12 +88,4 @@ def test_a_record_without_a_react_major_is_fine_when_the_bundle_does_not_read_re
 
 def test_a_missing_entry_is_refused(tmp_path: Path) -> None:
     verdict = judge_module(tmp_path, MODULE, default_host_profile(), ())
-    assert verdict.reason == (
-        "the module entry dist/app/host.js is not in the installed package: rebuild with neuralis-build ui and keep "
-        "dist/ in files"
-    )
-
-
-def test_exported_names_reads_clauses_and_declarations() -> None:
-    source = "export { a as installXHostComponents, b };\nexport function c() {}\nexport const d = 1;\n"
-    assert exported_names(source) == {"installXHostComponents", "b", "c", "d"}
+    assert verdict == ModuleVerdict("refused", f"dist/app/host.js has not been built: {REBUILD}")
