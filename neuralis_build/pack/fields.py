@@ -11,6 +11,7 @@ from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.pack import nodepath
 from neuralis_build.package import MANIFEST
 
+NB1701 = code("NB1701", "name-version-missing", "npm packs only a package with a name and a version")
 NB1702 = code("NB1702", "files-not-array", "package.json files is not an array of path patterns")
 NB1703 = code("NB1703", "files-entry-not-string", "an entry of package.json files is not a string")
 
@@ -35,6 +36,25 @@ def js_string(value: Any) -> str:
     if isinstance(value, list):
         return ",".join("" if v is None else js_string(v) for v in value)
     return str(value)
+
+
+def identity_diagnostics(manifest: dict[str, Any]) -> list[Diagnostic]:
+    """npm refuses to pack without a ``name`` and a ``version`` ("must have name and version")."""
+    found = []
+    for key, example in (("name", '"name": "@acme/reports"'), ("version", '"version": "1.0.0"')):
+        value = manifest.get(key)
+        if not isinstance(value, str) or not value:
+            found.append(
+                Diagnostic(
+                    "error",
+                    NB1701.id,
+                    MANIFEST,
+                    f"/{key}" if key in manifest else "",
+                    f"package.json has no {key} string; npm packs only a package with a name and a version",
+                    f"add {example}",
+                )
+            )
+    return found
 
 
 def files_diagnostics(manifest: dict[str, Any]) -> list[Diagnostic]:

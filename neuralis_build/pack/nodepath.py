@@ -35,6 +35,14 @@ def basename(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1] if path.strip("/") else ""
 
 
+def dirname(path: str) -> str:
+    """``path.posix.dirname`` for paths without trailing slashes: ``'a'`` → ``'.'``."""
+    head, sep, _ = path.rpartition("/")
+    if not sep:
+        return "."
+    return head or "/"
+
+
 def extname(path: str) -> str:
     """``path.posix.extname``: ``.hidden`` and ``..`` have none, ``a.`` has ``.``, ``x.d.ts`` has ``.ts``."""
     start_dot, start_part, end = -1, 0, -1
@@ -72,3 +80,50 @@ def secure_unixify(ref: str) -> str:
     unix = ref.replace("\\", "/").replace(":", "/")
     secured = join(".", join("/", unix)).replace("\\", "/").replace(":", "/")
     return "" if secured.startswith("./") else secured
+
+
+def _is_sep(c: str) -> bool:
+    return c in "/\\"
+
+
+def win32_root(path: str) -> str:
+    """``path.win32.parse(path).root``: a drive (``c:``, ``c:/``), a UNC share, or a leading separator."""
+    n = len(path)
+    if n == 0:
+        return ""
+    if n == 1:
+        return path if _is_sep(path) else ""
+    end = 0
+    if _is_sep(path[0]):
+        end = 1
+        if _is_sep(path[1]):
+            j = last = 2
+            while j < n and not _is_sep(path[j]):
+                j += 1
+            if j < n and j != last:
+                last = j
+                while j < n and _is_sep(path[j]):
+                    j += 1
+                if j < n and j != last:
+                    last = j
+                    while j < n and not _is_sep(path[j]):
+                        j += 1
+                    if j == n:
+                        end = j
+                    elif j != last:
+                        end = j + 1
+    elif path[0].isascii() and path[0].isalpha() and path[1] == ":":
+        end = 3 if n > 2 and _is_sep(path[2]) else 2
+    return path[:end]
+
+
+def _win32_absolute(path: str) -> bool:
+    return bool(path) and (_is_sep(path[0]) or (len(path) > 2 and win32_root(path[:3]) == path[:3]))
+
+
+def strip_absolute(path: str) -> str:
+    """node-tar's ``stripAbsolutePath``: drive letters and roots go, even on POSIX (``a:b.js`` → ``b.js``)."""
+    while _win32_absolute(path) or win32_root(path):
+        root = "/" if path.startswith("/") and not path.startswith("//?/") else win32_root(path)
+        path = path[len(root) :]
+    return path

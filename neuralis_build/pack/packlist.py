@@ -32,7 +32,7 @@ def _process_package(root: Path, manifest: dict[str, Any]) -> Callable[[Walker],
 
     def process(walker: Walker) -> None:
         strict = [*STRICT_DEFAULTS, *ALWAYS]
-        files = manifest.get("files")
+        files: Any = manifest.get("files")
         if js_truthy(files):
             problems = files_diagnostics(manifest)
             if problems:
