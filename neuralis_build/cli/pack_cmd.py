@@ -1,9 +1,136 @@
-"""`neuralis-build pack` (registered by build.py; not yet written)."""
+"""`neuralis-build pack`: npm's tarball, after the checks that refuse a package that would ship broken."""
 
 from __future__ import annotations
 
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from neuralis_build.diagnostics import Diagnostic
+    from neuralis_build.pack.tarball import PackResult
+    from neuralis_build.package import Package
+
+
+class PackTrust(StrEnum):
+    first_party = "first-party"
+    trusted = "trusted"
+    untrusted = "untrusted"
+
+
+def format_bytes(size: int) -> str:
+    """npm's ``formatBytes``: ``999 B``, ``1.5 kB``, ``2.3 MB`` (powers of 1000)."""
+    if size < 1000:
+        return f"{size} B"
+    for unit, scale in (("kB", 1e3), ("MB", 1e6), ("GB", 1e9)):
+        if size < scale * 1000 or unit == "GB":
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"  # pragma: no cover - the loop always returns
+
+
+def _tree(console: Console, result: PackResult) -> None:
+    from rich.markup import escape
+    from rich.tree import Tree
+
+    root = Tree(f"[bold]📦 {escape(result.id)}[/]")
+    folders: dict[str, Tree] = {}
+
+    def folder(path: str) -> Tree:
+        if not path:
+            return root
+        if path not in folders:
+            parent, _, name = path.rpartition("/")
+            folders[path] = folder(parent).add(f"[blue]{escape(name)}/[/]")
+        return folders[path]
+
+    for f in sorted(result.files, key=lambda f: (f.path.count("/") == 0, f.path)):
+        parent, _, name = f.path.rpartition("/")
+        mode = f" [dim]{f.mode:o}[/]" if f.mode != 0o644 else ""
+        folder(parent).add(f"{escape(name)} [dim]{format_bytes(f.size)}[/]{mode}")
+    console.print(root)
+
+
+def _details(console: Console, result: PackResult, written: Path | None) -> None:
+    from rich.table import Table
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="dim", no_wrap=True)
+    table.add_column(overflow="fold")
+    rows = [
+        ("filename", str(written) if written else f"{result.disk_filename} (dry run: not written)"),
+        ("package size", format_bytes(result.size)),
+        ("unpacked size", format_bytes(result.unpacked_size)),
+        ("total files", str(result.entry_count)),
+        ("shasum", result.shasum),
+        ("integrity", result.integrity),
+    ]
+    for key, value in rows:
+        table.add_row(key, value)
+    console.print(table)
+
+
+def _print_diagnostics(console: Console, diagnostics: list[Diagnostic], package: Package) -> None:
+    from neuralis_build.cli.render import print_diagnostics
+
+    print_diagnostics(console, diagnostics, package.root)
 
 
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
+
+    @app.command()
+    def pack(
+        path: Annotated[Path, typer.Argument(help="The package folder (default: the current folder).")] = Path("."),
+        out: Annotated[
+            Path | None, typer.Option("--out", help="Where to write the .tgz (default: the current folder).")
+        ] = None,
+        dry_run: Annotated[bool, typer.Option("--dry-run", help="List and check; write nothing.")] = False,
+        json_out: Annotated[bool, typer.Option("--json", help="Print what npm pack --json prints.")] = False,
+        trust: Annotated[
+            PackTrust,
+            typer.Option(
+                "--trust",
+                envvar="NEURALIS_TRUST",
+                case_sensitive=False,
+                help="The tier the package is checked at (default: first-party).",
+            ),
+        ] = PackTrust.first_party,
+        host: Annotated[Path | None, typer.Option("--host", help="A host profile JSON file.")] = None,
+    ) -> None:
+        """Write <name>-<version>.tgz exactly as npm pack would, after checking the package."""
+        from neuralis_build.cli import common
+        from neuralis_build.diagnostics import has_errors
+        from neuralis_build.errors import DiagnosedError
+        from neuralis_build.hostprofile import load_host_profile
+        from neuralis_build.pack.refusals import prepare_pack, tarball_diagnostics
+        from neuralis_build.pack.tarball import pack_package, write_tarball
+        from neuralis_build.package import load_package
+
+        package = load_package(path)
+        label = package.name or str(package.root)
+        prep = prepare_pack(package, trust.value, load_host_profile(host))
+        diagnostics = prep.diagnostics
+        result = None
+        if prep.ok:
+            result = pack_package(package, prep.files)
+            diagnostics = diagnostics + tarball_diagnostics(result)
+        err = common.stderr()
+        if result is None or has_errors(diagnostics):
+            if json_out:
+                report = {"package": package.name, "ok": False, "diagnostics": [d.to_json() for d in diagnostics]}
+                print(json.dumps(report, indent=2, ensure_ascii=False))
+            raise DiagnosedError(f"{label} was not packed", diagnostics)
+        if diagnostics:
+            _print_diagnostics(err, diagnostics, package)
+        written = None if dry_run else write_tarball(result, out if out is not None else Path.cwd())
+        if json_out:
+            print(json.dumps([result.to_npm_json()], indent=2, ensure_ascii=False))
+            return
+        _tree(err, result)
+        _details(err, result, written)
+        print(result.disk_filename)

@@ -6,10 +6,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.pack.collate import sort_packlist
 from neuralis_build.pack.fields import files_diagnostics, files_rules, js_string, js_truthy, normalize_bin
-from neuralis_build.pack.walker import DEFAULT, IGNORE_FILES, PACKAGE, STRICT, STRICT_DEFAULTS, Walker, parse_rules
+from neuralis_build.pack.walker import (
+    DEFAULT,
+    IGNORE_FILES,
+    PACKAGE,
+    STRICT,
+    STRICT_DEFAULTS,
+    Walker,
+    WalkError,
+    parse_rules,
+)
+
+NB1716 = code("NB1716", "walk-failed", "a file npm would read while listing the package cannot be read")
 
 ALWAYS = (
     "!/package.json",
@@ -59,7 +71,18 @@ def walk_package(root: Path, manifest: dict[str, Any]) -> set[str]:
         on_package=_process_package(root, manifest),
     )
     result: set[str] = set()
-    walker.walk(result)
+    try:
+        walker.walk(result)
+    except WalkError as exc:
+        d = Diagnostic(
+            "error",
+            NB1716.id,
+            exc.path,
+            "",
+            f"{exc.path}: {exc.reason}; npm pack fails on it too",
+            "rename or remove the file, or exclude its folder",
+        )
+        raise DiagnosedError(f"cannot list {exc.path}", [d]) from None
     return result
 
 

@@ -190,4 +190,5 @@ def _check_name(rel: str) -> None:
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:
-        raise WalkError(rel.encode("utf-8", "replace").decode(), "the name is not UTF-8") from None
+        shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raise WalkError(shown, "the name is not UTF-8") from None
