@@ -67,6 +67,7 @@ class PackResult:
     integrity: str
     entry_count: int
     tar_size: int = 0
+    bundled: tuple[str, ...] = ()
     notes: tuple[Diagnostic, ...] = ()
 
     @property
@@ -91,8 +92,11 @@ class PackResult:
             "filename": self.filename,
             "files": [{"path": f.path, "size": f.size, "mode": f.mode} for f in self.files],
             "entryCount": self.entry_count,
-            "bundled": [],
+            "bundled": list(self.bundled),
         }
+
+
+_BUNDLED = re.compile(r"^package/node_modules/((?:@[^/]+/)?[^/]+)")
 
 
 def npm_filename(name: str, version: str) -> str:
@@ -145,6 +149,7 @@ def build_result(name: str, version: str, entries: list[TarEntry], notes: tuple[
     files = tuple(queue[p].pop(0) for p in order)
     if not exact:
         notes = (*notes, _approximate_note())
+    bundled = [m.group(1) for e in entries if (m := _BUNDLED.match(e.path))]
     return PackResult(
         name=name,
         version=version,
@@ -157,6 +162,7 @@ def build_result(name: str, version: str, entries: list[TarEntry], notes: tuple[
         integrity="sha512-" + base64.b64encode(hashlib.sha512(tgz).digest()).decode("ascii"),
         entry_count=len(entries),
         tar_size=len(tar),
+        bundled=tuple(dict.fromkeys(bundled)),
         notes=tuple(dict.fromkeys(notes)),
     )
 
