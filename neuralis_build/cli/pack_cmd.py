@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -33,25 +33,55 @@ def format_bytes(size: int) -> str:
     return f"{size} B"  # pragma: no cover - the loop always returns
 
 
+MAX_TREE_LINES = 60
+
+
 def _tree(console: Console, result: PackResult) -> None:
+    """The files as a tree; past MAX_TREE_LINES, the deepest folders fold into one line with totals."""
     from rich.markup import escape
     from rich.tree import Tree
 
+    nested: dict[str, Any] = {}
+    for f in result.files:
+        *dirs, name = f.path.split("/")
+        node = nested
+        for d in dirs:
+            node = node.setdefault(d + "/", {})
+        node[name] = f
+
+    def totals(node: dict[str, Any]) -> tuple[int, int]:
+        count = size = 0
+        for value in node.values():
+            c, s = totals(value) if isinstance(value, dict) else (1, value.size)
+            count, size = count + c, size + s
+        return count, size
+
+    # open the folders one depth at a time, while the whole depth still fits in the listing
+    open_: set[int] = {id(nested)}
+    level, lines = [nested], len(nested)
+    while level:
+        children = [v for node in level for v in node.values() if isinstance(v, dict)]
+        cost = sum(len(c) for c in children)
+        if not children or lines + cost > MAX_TREE_LINES:
+            break
+        open_.update(id(c) for c in children)
+        level, lines = children, lines + cost
+
+    def add(branch: Tree, node: dict[str, Any]) -> None:
+        for key in sorted(node, key=lambda k: (not k.endswith("/"), k)):
+            value = node[key]
+            if isinstance(value, dict):
+                if id(value) in open_:
+                    add(branch.add(f"[blue]{escape(key)}[/]"), value)
+                else:
+                    count, size = totals(value)
+                    branch.add(f"[blue]{escape(key)}[/] [dim]{count} files, {format_bytes(size)}[/]")
+            else:
+                mode = f" [dim]{value.mode:o}[/]" if value.mode != 0o644 else ""
+                branch.add(f"{escape(key)} [dim]{format_bytes(value.size)}[/]{mode}")
+
     root = Tree(f"[bold]📦 {escape(result.id)}[/]")
-    folders: dict[str, Tree] = {}
-
-    def folder(path: str) -> Tree:
-        if not path:
-            return root
-        if path not in folders:
-            parent, _, name = path.rpartition("/")
-            folders[path] = folder(parent).add(f"[blue]{escape(name)}/[/]")
-        return folders[path]
-
-    for f in sorted(result.files, key=lambda f: (f.path.count("/") == 0, f.path)):
-        parent, _, name = f.path.rpartition("/")
-        mode = f" [dim]{f.mode:o}[/]" if f.mode != 0o644 else ""
-        folder(parent).add(f"{escape(name)} [dim]{format_bytes(f.size)}[/]{mode}")
+    add(root, nested)
     console.print(root)
 
 

@@ -12,8 +12,7 @@ from typing import Any
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.jsonpointer import join
 from neuralis_build.pack.fields import files_rules
-from neuralis_build.pack.minimatch import Minimatch
-from neuralis_build.pack.walker import DEFAULT_RULES, parse_rules
+from neuralis_build.pack.walker import DEFAULT_RULES, RuleSet, parse_rules
 from neuralis_build.package import MANIFEST, Package
 
 NB1704 = code("NB1704", "files-entry-matches-nothing", "a files entry matches no file that gets packed")
@@ -24,8 +23,8 @@ SHARED_IMPORTS = "dist/app/shared-imports.json"
 _SKIP_DIRS = {".git", "node_modules"}
 
 
-def _matches(rules: list[Minimatch], path: str) -> bool:
-    return any(rule.match("/" + path) or rule.match(path) for rule in rules)
+def _matches(rules: RuleSet, path: str) -> bool:
+    return any(rule.match("/" + path) or rule.match(path) for rule in rules.rules)
 
 
 def _directories(root: Path) -> Iterator[str]:
@@ -62,7 +61,7 @@ def files_entry_diagnostics(package: Package, packed: list[str]) -> list[Diagnos
     return found
 
 
-def _entry_hint(root: Path, entry: str, rules: list[Minimatch]) -> str:
+def _entry_hint(root: Path, entry: str, rules: RuleSet) -> str:
     stripped = entry.strip()
     if not stripped or stripped.startswith("#"):
         return "npm drops an empty entry or one that starts with # (a comment): remove it"

@@ -21,7 +21,20 @@ class _Globstar:
 
 
 GLOBSTAR: Final = _Globstar()
-Part = str | Test | _Globstar
+
+
+class Segment:
+    """A magic segment: ``test`` answers for one path segment; ``source`` is the same test as a regex."""
+
+    __slots__ = ("source", "test")
+
+    def __init__(self, test: Test, source: str) -> None:
+        self.test = test
+        self.source = source
+
+
+Part = str | Segment | _Globstar
+_SEGMENT_START = r"(?!\.\.?(?:/|$))"  # a segment that is not "." or ".."
 
 _RE_SPECIALS = set("().*{}+?[]^$\\!")
 _EXTGLOB = set("!?+*@")
@@ -201,7 +214,7 @@ def _extglob_source(glob: str, start: int) -> tuple[str, int] | None:
             body = "|".join(_segment_source(a, no_empty=False)[0] for a in alts)
             rest = _segment_source(glob[i + 1 :], no_empty=False)[0]
             if kind == "!":
-                return f"(?:(?!(?:{body}){rest}$)[^/]*?)", i + 1
+                return f"(?:(?!(?:{body}){rest}(?:/|$))[^/]*?)", i + 1
             suffix = {"@": "", "?": "?", "*": "*", "+": "+"}[kind]
             return f"(?:{body}){suffix}", i + 1
         elif c == "|" and not depth:
@@ -242,23 +255,27 @@ def _segment_source(glob: str, no_empty: bool) -> tuple[str, bool]:
     return "".join(out), magic or m
 
 
-def _fast_test(glob: str) -> Test | None:
+def _fast_test(glob: str) -> Segment | None:
     """minimatch's shortcuts for the commonest shapes; they replace the regular expression's test."""
     if re.fullmatch(r"\*+", glob):
-        return lambda f: f not in ("", ".", "..")
+        return Segment(lambda f: f not in ("", ".", ".."), _SEGMENT_START + "[^/]+")
     m = re.fullmatch(r"\*+([^+@!?*\[(]*)", glob)
     if m:
         ext = m.group(1).lower()
-        return lambda f: f.lower().endswith(ext)
+        return Segment(lambda f: f.lower().endswith(ext), "[^/]*" + re.escape(m.group(1)))
     m = re.fullmatch(r"(\?+)([^+@!?*\[(]*)?", glob)
     if m:
         size = _js_length(m.group(0))
-        qext = (m.group(2) or "").lower()
-        return lambda f: _js_length(f) == size and f not in (".", "..") and (not qext or f.lower().endswith(qext))
+        raw = m.group(2) or ""
+        qext = raw.lower()
+        return Segment(
+            lambda f: _js_length(f) == size and f not in (".", "..") and (not qext or f.lower().endswith(qext)),
+            _SEGMENT_START + f"[^/]{{{size - len(raw)}}}" + re.escape(raw),
+        )
     if re.fullmatch(r"\*+\.\*+", glob):
-        return lambda f: f not in (".", "..") and "." in f
+        return Segment(lambda f: f not in (".", "..") and "." in f, _SEGMENT_START + r"[^/]*\.[^/]*")
     if re.fullmatch(r"\.\*+", glob):
-        return lambda f: f not in (".", "..") and f.startswith(".")
+        return Segment(lambda f: f not in (".", "..") and f.startswith("."), _SEGMENT_START + r"\.[^/]*")
     return None
 
 
@@ -294,6 +311,7 @@ def parse_segment(glob: str) -> Part:
         literal = _unescape(src)
         if literal.isascii():
             lowered = literal.lower()
-            return lambda f: f.lower() == lowered
+            return Segment(lambda f: f.lower() == lowered, re.escape(literal))
     pattern = re.compile(start + src, re.IGNORECASE)
-    return lambda f: pattern.fullmatch(f) is not None
+    per_segment = (_SEGMENT_START if start else "") + src
+    return Segment(lambda f: pattern.fullmatch(f) is not None, per_segment)

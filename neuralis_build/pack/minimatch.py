@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from neuralis_build.pack.braces import brace_expand
-from neuralis_build.pack.globsegment import GLOBSTAR, Part, parse_segment
+from neuralis_build.pack.globsegment import GLOBSTAR, Part, Segment, parse_segment
 
 _SLASHES = re.compile(r"/+")
 MAX_PATTERN_LENGTH = 64 * 1024
@@ -33,18 +33,67 @@ def _level_one_optimize(parts: list[str]) -> list[str]:
     return out or [""]
 
 
+# one segment that is not "." or ".." (which "**" never crosses), and a run of them
+_SEG = r"(?!\.\.?(?:/|$))[^/]*"
+_SEGS = _SEG + "(?:/" + _SEG + ")*"
+
+
 def _test(part: Part, f: str) -> bool:
     if isinstance(part, str):
         return f == part
-    if part is GLOBSTAR:
-        return False
-    return part(f)  # type: ignore[operator]
+    if isinstance(part, Segment):
+        return part.test(f)
+    return False
+
+
+def _source(part: Part) -> str:
+    return re.escape(part) if isinstance(part, str) else part.source if isinstance(part, Segment) else ""
+
+
+def _whole_path_source(parts: list[Part]) -> str:
+    """The non-partial ``match`` of one pattern as a regex (not minimatch's ``makeRe``, which differs).
+
+    A leading or inner ``**`` stands for zero or more segments, a trailing one for at least one; a path
+    may end in one extra empty segment (``a/*`` matches ``a/b/``), as minimatch's segment matcher allows.
+    """
+    out = ""
+    last = len(parts) - 1
+    for i, part in enumerate(parts):
+        if part is GLOBSTAR:
+            if i == 0:
+                out += _SEGS if last == 0 else f"(?:{_SEGS}/)?"
+            elif i == last:
+                out += "/" + _SEGS
+            else:
+                out += f"/(?:{_SEGS}/)?"
+            continue
+        if i and parts[i - 1] is not GLOBSTAR:
+            out += "/"
+        out += _source(part)
+    return out if parts[-1] is GLOBSTAR else out + "/?"
+
+
+def _regex_safe(parts: list[Part]) -> bool:
+    """minimatch bounds inner ``**`` sections with a shortcut that is exact for at most two ``**``."""
+    return sum(1 for p in parts if p is GLOBSTAR) <= 2
 
 
 class Minimatch:
     """One pattern; ``match(path, partial)`` answers as minimatch does with npm's options."""
 
-    __slots__ = ("comment", "empty", "glob_parts", "negate", "pattern", "set")
+    __slots__ = (
+        "_base",
+        "_slow",
+        "_whole",
+        "base_source",
+        "comment",
+        "empty",
+        "glob_parts",
+        "negate",
+        "pattern",
+        "set",
+        "whole_source",
+    )
 
     def __init__(self, pattern: str) -> None:
         if len(pattern) > MAX_PATTERN_LENGTH:
@@ -55,6 +104,11 @@ class Minimatch:
         self.empty = pattern == ""
         self.glob_parts: list[list[str]] = []
         self.set: list[list[Part]] = []
+        self._base: re.Pattern[str] | None = None
+        self._whole: re.Pattern[str] | None = None
+        self._slow: list[list[Part]] = []
+        self.base_source: str | None = None
+        self.whole_source: str | None = None
         if self.comment or self.empty:
             return
         stripped = pattern.lstrip("!")
@@ -62,6 +116,20 @@ class Minimatch:
         seen: dict[str, None] = dict.fromkeys(brace_expand(stripped))
         self.glob_parts = [_level_one_optimize(_SLASHES.split(g)) for g in seen]
         self.set = [[parse_segment(p) for p in parts] for parts in self.glob_parts]
+        # Whole-path regular expressions answer the common, non-partial question in one call: one for the
+        # one-segment patterns (matched against the basename, as matchBase does), one for the rest.
+        base = [_whole_path_source(p) for p in self.set if len(p) == 1]
+        whole = [_whole_path_source(p) for p in self.set if len(p) > 1 and _regex_safe(p)]
+        self._slow = [p for p in self.set if len(p) > 1 and not _regex_safe(p)]
+        self.base_source = "|".join(base) if base else None
+        self.whole_source = "|".join(whole) if whole else None
+        self._base = re.compile(self.base_source, re.IGNORECASE) if self.base_source else None
+        self._whole = re.compile(self.whole_source, re.IGNORECASE) if self.whole_source else None
+
+    @property
+    def needs_segments(self) -> bool:
+        """True when some alternative of the pattern is matched segment by segment, not by a regex."""
+        return bool(self._slow)
 
     def match(self, f: str, partial: bool = False) -> bool:
         """True when ``f`` matches (negation flipped, as with ``flipNegate``)."""
@@ -71,6 +139,15 @@ class Minimatch:
             return f == ""
         if f == "/" and partial:
             return True
+        if not partial:
+            if self._whole is not None and self._whole.fullmatch(f):
+                return True
+            if self._base is not None:
+                tail = f.rstrip("/")
+                if self._base.fullmatch(tail[tail.rfind("/") + 1 :]):
+                    return True
+            if not self._slow:
+                return False
         ff = _SLASHES.split(f)
         filename = ff[-1]
         if not filename:
@@ -78,7 +155,7 @@ class Minimatch:
                 if seg:
                     filename = seg
                     break
-        for pattern in self.set:
+        for pattern in self.set if partial else self._slow:
             file = [filename] if len(pattern) == 1 else ff
             if GLOBSTAR in pattern:
                 hit = self._match_globstar(file, pattern, partial, 0, 0)

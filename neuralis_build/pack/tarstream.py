@@ -52,6 +52,10 @@ def _write_string(buf: bytearray, off: int, size: int, s: str | None) -> bool:
     """node-tar's ``encString``: UTF-8, cut at a character boundary; True when PAX is needed."""
     if s is None:
         return False
+    if s.isascii():
+        data = s[:size].encode("ascii")
+        buf[off : off + len(data)] = data
+        return len(s) > size
     data = b""
     for c in s:
         piece = js_utf8(c)
@@ -79,7 +83,7 @@ def _write_number(buf: bytearray, off: int, size: int, num: int | None) -> bool:
 
 def _split_prefix(p: str) -> tuple[str, str, bool]:
     """node-tar's ``splitPrefix`` for a 155-byte prefix field: (name, prefix, needs PAX)."""
-    if len(js_utf8(p)) < 100:
+    if (len(p) < 100 and p.isascii()) or len(js_utf8(p)) < 100:
         return p, "", False
     prefix, pp = nodepath.dirname(p), nodepath.basename(p)
     while True:

@@ -8,8 +8,10 @@ wins; a negated rule re-includes. This is a faithful port: the quirks it reprodu
 
 from __future__ import annotations
 
+import itertools
 import os
 import posixpath
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -52,10 +54,73 @@ _JS_SPACE = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
 _JS_SPACE += "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 _RULE_CACHE: dict[str, Minimatch] = {}
+_SET_CACHE: dict[str, RuleSet] = {}
 
 
-def parse_rules(text: str) -> list[Minimatch]:
+def _combined(rules: list[Minimatch]) -> tuple[re.Pattern[str] | None, list[Minimatch]]:
+    """One regex for ``rule.match('/' + e) || rule.match(e)`` over ``rules``, tested on ``'/' + e``; plus
+    the rules it cannot answer for (matched segment by segment, or whose basename test could match "")."""
+    whole = "|".join(r.whole_source for r in rules if r.whole_source)
+    base = "|".join(r.base_source for r in rules if r.base_source)
+    parts = [f"(?:{whole})", f"/(?:{whole})"] if whole else []
+    slow = [r for r in rules if r.needs_segments]
+    if base and re.fullmatch(base, "", re.IGNORECASE) is None:
+        parts.append(f"[\\s\\S]*/(?:{base})/*")  # matchBase: the last non-empty segment
+    elif base:
+        slow += [r for r in rules if r.base_source and r not in slow]
+    return (re.compile("|".join(parts), re.IGNORECASE) if parts else None), slow
+
+
+class Run:
+    """Consecutive rules with the same negation: in order, the first hit flips the verdict, so the run
+    answers as one ("does any rule hit?"), with combined regexes where minimatch allows."""
+
+    __slots__ = ("negate", "regex", "relative", "relative_regex", "relative_slow", "rules", "slow")
+
+    def __init__(self, negate: bool, rules: list[Minimatch]) -> None:
+        self.negate = negate
+        self.rules = rules
+        self.regex, self.slow = _combined(rules)
+        self.relative = [r for r in rules if _relative_rule(r)]
+        self.relative_regex, self.relative_slow = _combined(self.relative)
+
+    def hit(self, slash_entry: str, entry: str) -> bool:
+        """``rule.match('/' + entry) || rule.match(entry)`` for any rule of the run."""
+        if self.regex is not None and self.regex.fullmatch(slash_entry):
+            return True
+        return any(r.match(slash_entry) or r.match(entry) for r in self.slow) if self.slow else False
+
+    def hit_partial(self, slash_entry: str, entry: str, base: str | None) -> bool:
+        """ignore-walk's test for an entry that may be a folder (see ``filterEntry``), for any rule."""
+        if self.hit(slash_entry, entry) or self.hit(slash_entry + "/", entry + "/"):
+            return True
+        if self.negate and any(r.match(slash_entry, True) or r.match(entry, True) for r in self.rules):
+            return True
+        if not base or not self.relative:
+            return False
+        slash_base = f"/{base}/"
+        if self.relative_regex is not None and self.relative_regex.fullmatch(slash_base):
+            return True
+        if any(r.match(slash_base) or r.match(slash_base[1:]) for r in self.relative_slow):
+            return True
+        return self.negate and any(r.match("/" + base, True) or r.match(base, True) for r in self.relative)
+
+
+class RuleSet:
+    """The rules of one ignore file (or npm's synthetic sets), in order, and their runs."""
+
+    __slots__ = ("rules", "runs")
+
+    def __init__(self, rules: list[Minimatch]) -> None:
+        self.rules = rules
+        self.runs = [Run(negate, list(group)) for negate, group in itertools.groupby(rules, lambda r: r.negate)]
+
+
+def parse_rules(text: str) -> RuleSet:
     """ignore-walk's reading of an ignore file: one trimmed minimatch rule per non-comment line."""
+    cached = _SET_CACHE.get(text)
+    if cached is not None:
+        return cached
     rules = []
     for line in text.replace("\r\n", "\n").split("\n"):
         rule = line.strip(_JS_SPACE)
@@ -65,7 +130,8 @@ def parse_rules(text: str) -> list[Minimatch]:
         if mm is None:
             mm = _RULE_CACHE[rule] = Minimatch(rule)
         rules.append(mm)
-    return rules
+    result = _SET_CACHE[text] = RuleSet(rules)
+    return result
 
 
 def _relative_rule(rule: Minimatch) -> bool:
@@ -92,13 +158,20 @@ class Walker:
     exact: bool = False
     required: list[str] = field(default_factory=list)
     on_package: Callable[[Walker], None] | None = None
-    rules: dict[str, list[Minimatch] | None] = field(default_factory=dict)
+    rules: dict[str, RuleSet | None] = field(default_factory=dict)
+    _runs: list[Run] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.basename = posixpath.basename(self.path)
         self.rules[DEFAULT] = parse_rules("\n".join(DEFAULT_RULES))
         if self.on_package is None:
             self.rules[STRICT] = parse_rules("\n".join([*STRICT_DEFAULTS, *(f"!{f}" for f in self.required)]))
+
+    def runs(self) -> list[Run]:
+        """Every run of every rule set in order; fixed once the folder's ignore files are read."""
+        if self._runs is None:
+            self._runs = [run for name in self.ignore_files if (rs := self.rules.get(name)) for run in rs.runs]
+        return self._runs
 
     def filter_entry(self, entry: str, partial: bool = False, entry_basename: str | None = None) -> bool:
         """Whether ``entry`` (a path below this directory) is included, as ignore-walk decides it."""
@@ -108,29 +181,11 @@ class Walker:
             if not included and not self.exact:
                 return False
         slash_entry = "/" + entry
-        for name in self.ignore_files:
-            rules = self.rules.get(name)
-            if not rules:
+        for run in self.runs():
+            if run.negate == included:
                 continue
-            for rule in rules:
-                if rule.negate == included:
-                    continue
-                match = rule.match(slash_entry) or rule.match(entry)
-                if not match and partial:
-                    match = (
-                        rule.match(slash_entry + "/")
-                        or rule.match(entry + "/")
-                        or (rule.negate and (rule.match(slash_entry, True) or rule.match(entry, True)))
-                    )
-                    if not match and entry_basename and _relative_rule(rule):
-                        base = entry_basename
-                        match = (
-                            rule.match(f"/{base}/")
-                            or rule.match(f"{base}/")
-                            or (rule.negate and (rule.match("/" + base, True) or rule.match(base, True)))
-                        )
-                if match:
-                    included = rule.negate
+            if run.hit_partial(slash_entry, entry, entry_basename) if partial else run.hit(slash_entry, entry):
+                included = run.negate
         return included
 
     def walk(self, result: set[str]) -> None:
@@ -150,19 +205,20 @@ class Walker:
             self.rules[".gitignore"] = None
         for entry in entries:
             name = entry.name
-            as_file = self.filter_entry(name)
-            as_dir = self.filter_entry(name, True)
-            if not (as_file or as_dir) or "*" in name:
-                continue
-            if entry.is_symlink():
-                continue
+            if "*" in name or entry.is_symlink():
+                continue  # npm drops both whatever the rules say
             rel = f"{self.rel}/{name}" if self.rel else name
-            _check_name(rel)
+            if not _utf8(name):  # npm stats what passes the rules and fails on a name it cannot encode
+                if self.filter_entry(name) or self.filter_entry(name, True):
+                    shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                    raise WalkError(shown, "the name is not UTF-8")
+                continue
             if entry.is_dir(follow_symlinks=False):
-                if as_dir:
-                    exact = as_file or self.filter_entry(name + "/")
+                # a folder is walked when it may hold included files (a partial match)
+                if self.filter_entry(name, True):
+                    exact = self.filter_entry(name) or self.filter_entry(name + "/")
                     self.child(entry.path, rel, exact).walk(result)
-            elif entry.is_file(follow_symlinks=False) and as_file:
+            elif entry.is_file(follow_symlinks=False) and self.filter_entry(name):
                 result.add(rel)
 
     def child(self, path: str, rel: str, exact: bool) -> Walker:
@@ -186,9 +242,9 @@ def _read_text(path: str, rel: str, name: str) -> str:
         raise WalkError(f"{rel}/{name}" if rel else name, exc.strerror or "cannot be read") from None
 
 
-def _check_name(rel: str) -> None:
+def _utf8(name: str) -> bool:
     try:
-        rel.encode("utf-8")
+        name.encode("utf-8")
     except UnicodeEncodeError:
-        shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        raise WalkError(shown, "the name is not UTF-8") from None
+        return False
+    return True
