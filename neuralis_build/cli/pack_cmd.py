@@ -88,11 +88,13 @@ def _tree(console: Console, result: PackResult) -> None:
 def _details(console: Console, result: PackResult, written: Path | None) -> None:
     from rich.table import Table
 
+    from neuralis_build.cli.render import display_path
+
     table = Table.grid(padding=(0, 2))
     table.add_column(style="dim", no_wrap=True)
     table.add_column(overflow="fold")
     rows = [
-        ("filename", str(written) if written else f"{result.disk_filename} (dry run: not written)"),
+        ("filename", display_path(written) if written else f"{result.disk_filename} (dry run: not written)"),
         ("package size", format_bytes(result.size)),
         ("unpacked size", format_bytes(result.unpacked_size)),
         ("total files", str(result.entry_count)),

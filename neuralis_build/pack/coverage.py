@@ -55,17 +55,21 @@ def files_entry_diagnostics(package: Package, packed: list[str]) -> list[Diagnos
                 MANIFEST,
                 f"/files/{i}",
                 f'files[{i}] "{entry}" matches no file that gets packed',
-                _entry_hint(package.root, entry, rules),
+                _entry_hint(package, entry, rules),
             )
         )
     return found
 
 
-def _entry_hint(root: Path, entry: str, rules: RuleSet) -> str:
+def _entry_hint(package: Package, entry: str, rules: RuleSet) -> str:
     stripped = entry.strip()
     if not stripped or stripped.startswith("#"):
         return "npm drops an empty entry or one that starts with # (a comment): remove it"
-    folders = [d for d in _directories(root) if _matches(rules, d)]
+    folder = stripped.removeprefix("./").strip("/")
+    outputs = declared_outputs(package.block) if package.block is not None else []
+    if folder and any(out.path.startswith(folder + "/") for out in outputs) and not (package.root / folder).exists():
+        return f"{folder}/ holds the declared build outputs and has not been built yet: {outputs[0].build_hint}"
+    folders = [d for d in _directories(package.root) if _matches(rules, d)]
     if folders:
         return (
             f'the glob matches the folder "{folders[0]}" but npm packs a folder\'s files only when the entry '

@@ -8,7 +8,7 @@ from typing import Any
 from neuralis_build.diagnostics import Diagnostic, code, has_errors
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.pack.coverage import files_entry_diagnostics, output_diagnostics
+from neuralis_build.pack.coverage import NB1706, files_entry_diagnostics, output_diagnostics
 from neuralis_build.pack.exports import exports_diagnostics
 from neuralis_build.pack.fields import files_diagnostics, identity_diagnostics, js_truthy
 from neuralis_build.pack.packlist import packlist_exact
@@ -101,8 +101,10 @@ def pack_refusals(
     from neuralis_build.check import check_package
 
     found = list(check_package(package, trust, host).diagnostics)
+    # check already names an output that was never built (NB16xx) at the same pointer: say it once
+    judged = {d.pointer for d in found if d.severity == "error"}
     found += files_entry_diagnostics(package, files)
-    found += output_diagnostics(package, files)
+    found += [d for d in output_diagnostics(package, files) if not (d.code == NB1706.id and d.pointer in judged)]
     found += exports_diagnostics(package.manifest, files)
     found += script_diagnostics(package.manifest)
     return _in_file_order([package.locate(d) for d in found])
