@@ -109,6 +109,10 @@ def test_ui_module_outputs_must_be_packed(tree: Tree) -> None:
         ("error", "NB1706", "/neuralis/app/module"),
     ]
     assert once_per_pointer(not_built)
+    (files_finding,) = [
+        d for d in prepare_pack(load_package(not_built), "first-party").diagnostics if d.code == "NB1704"
+    ]
+    assert files_finding.hint is not None and "dist/ holds the declared build outputs" in files_finding.hint
 
 
 def test_gitignored_dist_is_named_as_the_cause(tree: Tree) -> None:
@@ -125,14 +129,19 @@ def test_gitignored_dist_is_named_as_the_cause(tree: Tree) -> None:
 
 
 def test_compiled_events_must_be_packed(tree: Tree) -> None:
-    events = {
-        "events": [
-            {"id": "r.failed", "subject": "report"},
-            {"id": "r.done", "subject": "report"},
-            {"id": "s.x", "subject": "sync"},
-        ]
-    }
-    root = tree({"package.json": manifest(events, files=["dist"]), "dist/src/events/report.js": ""})
+    def event(id_: str, subject: str) -> dict[str, Any]:
+        return {"id": id_, "title": id_, "subject": subject, "dataSchema": {"type": "object"}}
+
+    events = {"events": [event("r.failed", "report"), event("r.done", "report"), event("s.x", "sync")]}
+    compiled = "export const subject = 'report';\nexport function visible() { return true; }\n"
+    root = tree(
+        {
+            "package.json": manifest(events, files=["dist"]),
+            "src/events/report.ts": "",
+            "src/events/sync.ts": "",
+            "dist/src/events/report.js": compiled,
+        }
+    )
     assert outputs(root) == [("error", "NB1706", "/neuralis/events/2/subject")]
     assert once_per_pointer(root)
 
