@@ -86,13 +86,10 @@ def _tree(console: Console, result: PackResult) -> None:
 
 
 def _details(console: Console, result: PackResult, written: Path | None) -> None:
-    from rich.table import Table
+    from rich.markup import escape
 
     from neuralis_build.cli.render import display_path
 
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="dim", no_wrap=True)
-    table.add_column(overflow="fold")
     rows = [
         ("filename", display_path(written) if written else f"{result.disk_filename} (dry run: not written)"),
         ("package size", format_bytes(result.size)),
@@ -102,8 +99,7 @@ def _details(console: Console, result: PackResult, written: Path | None) -> None
         ("integrity", result.integrity),
     ]
     for key, value in rows:
-        table.add_row(key, value)
-    console.print(table)
+        console.print(f"[dim]{key:<14}[/] {escape(value)}")
 
 
 def _print_diagnostics(console: Console, diagnostics: list[Diagnostic], package: Package) -> None:
