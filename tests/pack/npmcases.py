@@ -245,6 +245,27 @@ def _cases() -> dict[str, dict[str, Any]]:
         "lib/.npmignore": "*.ts\n",
         **_pkg("nested-vs-explicit", files=["lib", "lib/b.ts"]),
     }
+    cases["nested-negation-reopens"] = {
+        **TREE,
+        ".npmignore": "*.md\n",
+        "lib/README.md": "r",
+        "lib/.npmignore": "!README.md\n",
+        **_pkg("nested-negation"),
+    }
+    cases["required-file-two-levels-down"] = {
+        **TREE,
+        "lib/.npmignore": "*.js\n",
+        "lib/sub/.npmignore": "c.js\n",
+        **_pkg("required-deep", files=["lib", "lib/a.js", "lib/sub/c.js"]),
+    }
+    cases["gitignore-in-subfolder-with-root-npmignore"] = {
+        **TREE,
+        ".npmignore": "test\n",
+        "lib/.gitignore": "b.ts\n",
+        "lib/sub/.npmignore": "",
+        "lib/sub/.gitignore": "c.js\n",
+        **_pkg("sub-gitignore"),
+    }
     cases["nested-package-json"] = {
         **TREE,
         "lib/package.json": '{"name":"inner","files":["nothing"]}',
