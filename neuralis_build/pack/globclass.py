@@ -87,7 +87,12 @@ def parse_class(glob: str, pos: int) -> tuple[str, int, bool]:
         return "$.", len(glob) - pos, True
     if not negs and len(ranges) == 1 and re.fullmatch(r"\\?.", ranges[0], re.DOTALL) and not negate:
         return regexp_escape(ranges[0][-1]), end - pos, False
-    # "^\W_"-style entries are already negated sets; wrap each in its own class
+    if not any(r.startswith("^") for r in ranges):  # minimatch's own shape, which its dot rules look at
+        sranges = "[" + ("^" if negate else "") + "".join(ranges) + "]"
+        snegs = "[" + ("" if negate else "^") + "".join(negs) + "]"
+        src = f"(?:{sranges}|{snegs})" if ranges and negs else sranges if ranges else snegs
+        return src, end - pos, True
+    # "^\W_"-style entries (our stand-ins for Unicode classes) are negated sets: one class each
     pos_parts = [f"[{r}]" if r.startswith("^") else None for r in ranges]
     plain = "".join(r for r, p in zip(ranges, pos_parts, strict=True) if p is None)
     alts = [p for p in pos_parts if p is not None]

@@ -34,8 +34,15 @@ def _level_one_optimize(parts: list[str]) -> list[str]:
 
 
 # one segment that is not "." or ".." (which "**" never crosses), and a run of them
-_SEG = r"(?!\.\.?(?:/|$))[^/]*"
-_SEGS = _SEG + "(?:/" + _SEG + ")*"
+# "**" as one or more segments: any text. minimatch's "**" never crosses a "." or ".." segment; the
+# regexes skip that rule for speed, so paths holding such a segment go to the segment matcher instead.
+_SEGS = r"[\s\S]*"
+_DOT_SEGMENT = re.compile(r"(?:^|/)\.\.?(?:/|$)")
+
+
+def has_dot_segment(path: str) -> bool:
+    """True when ``path`` has a ``.`` or ``..`` segment (which whole-path regexes do not model)."""
+    return "." in path and _DOT_SEGMENT.search(path) is not None
 
 
 def _test(part: Part, f: str) -> bool:
@@ -139,7 +146,7 @@ class Minimatch:
             return f == ""
         if f == "/" and partial:
             return True
-        if not partial:
+        if not partial and not has_dot_segment(f):
             if self._whole is not None and self._whole.fullmatch(f):
                 return True
             if self._base is not None:
@@ -155,7 +162,7 @@ class Minimatch:
                 if seg:
                     filename = seg
                     break
-        for pattern in self.set if partial else self._slow:
+        for pattern in self._slow if not partial and not has_dot_segment(f) else self.set:
             file = [filename] if len(pattern) == 1 else ff
             if GLOBSTAR in pattern:
                 hit = self._match_globstar(file, pattern, partial, 0, 0)

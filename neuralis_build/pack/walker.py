@@ -14,9 +14,10 @@ import posixpath
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from neuralis_build.pack import nodepath
-from neuralis_build.pack.minimatch import Minimatch
+from neuralis_build.pack.minimatch import Minimatch, has_dot_segment
 
 DEFAULT = "<npm defaults>"
 STRICT = "<npm strict rules>"
@@ -57,38 +58,53 @@ _RULE_CACHE: dict[str, Minimatch] = {}
 _SET_CACHE: dict[str, RuleSet] = {}
 
 
-def _combined(rules: list[Minimatch]) -> tuple[re.Pattern[str] | None, list[Minimatch]]:
-    """One regex for ``rule.match('/' + e) || rule.match(e)`` over ``rules``, tested on ``'/' + e``; plus
-    the rules it cannot answer for (matched segment by segment, or whose basename test could match "")."""
+class Combined(NamedTuple):
+    whole: re.Pattern[str] | None
+    base: re.Pattern[str] | None
+    slow: list[Minimatch]
+    rules: list[Minimatch]
+
+
+def _combined(rules: list[Minimatch]) -> Combined:
+    """``rule.match('/' + e) || rule.match(e)`` for any of ``rules`` as two regexes: one over the path
+    (tested on ``'/' + e``, the leading slash optional) and one over its last non-empty segment
+    (matchBase); plus the rules they cannot answer for, matched segment by segment."""
     whole = "|".join(r.whole_source for r in rules if r.whole_source)
     base = "|".join(r.base_source for r in rules if r.base_source)
-    parts = [f"(?:{whole})", f"/(?:{whole})"] if whole else []
     slow = [r for r in rules if r.needs_segments]
-    if base and re.fullmatch(base, "", re.IGNORECASE) is None:
-        parts.append(f"[\\s\\S]*/(?:{base})/*")  # matchBase: the last non-empty segment
-    elif base:
+    if base and re.fullmatch(base, "", re.IGNORECASE) is not None:
+        # a basename pattern that matches "" would need minimatch's own choice of segment
         slow += [r for r in rules if r.base_source and r not in slow]
-    return (re.compile("|".join(parts), re.IGNORECASE) if parts else None), slow
+        base = ""
+    return Combined(
+        re.compile(f"/?(?:{whole})", re.IGNORECASE) if whole else None,
+        re.compile(base, re.IGNORECASE) if base else None,
+        slow,
+        rules,
+    )
+
+
+def _basename(path: str) -> str:
+    tail = path.rstrip("/")
+    return tail[tail.rfind("/") + 1 :]
 
 
 class Run:
     """Consecutive rules with the same negation: in order, the first hit flips the verdict, so the run
     answers as one ("does any rule hit?"), with combined regexes where minimatch allows."""
 
-    __slots__ = ("negate", "regex", "relative", "relative_regex", "relative_slow", "rules", "slow")
+    __slots__ = ("combined", "negate", "relative", "relative_combined", "rules")
 
     def __init__(self, negate: bool, rules: list[Minimatch]) -> None:
         self.negate = negate
         self.rules = rules
-        self.regex, self.slow = _combined(rules)
+        self.combined = _combined(rules)
         self.relative = [r for r in rules if _relative_rule(r)]
-        self.relative_regex, self.relative_slow = _combined(self.relative)
+        self.relative_combined = _combined(self.relative)
 
     def hit(self, slash_entry: str, entry: str) -> bool:
         """``rule.match('/' + entry) || rule.match(entry)`` for any rule of the run."""
-        if self.regex is not None and self.regex.fullmatch(slash_entry):
-            return True
-        return any(r.match(slash_entry) or r.match(entry) for r in self.slow) if self.slow else False
+        return _hit(self.combined, slash_entry, entry)
 
     def hit_partial(self, slash_entry: str, entry: str, base: str | None) -> bool:
         """ignore-walk's test for an entry that may be a folder (see ``filterEntry``), for any rule."""
@@ -99,11 +115,20 @@ class Run:
         if not base or not self.relative:
             return False
         slash_base = f"/{base}/"
-        if self.relative_regex is not None and self.relative_regex.fullmatch(slash_base):
-            return True
-        if any(r.match(slash_base) or r.match(slash_base[1:]) for r in self.relative_slow):
+        if _hit(self.relative_combined, slash_base, slash_base[1:]):
             return True
         return self.negate and any(r.match("/" + base, True) or r.match(base, True) for r in self.relative)
+
+
+def _hit(combined: Combined, slash_entry: str, entry: str) -> bool:
+    whole, base, slow, rules = combined
+    if has_dot_segment(entry):  # never from a directory listing; answered rule by rule, exactly
+        return any(r.match(slash_entry) or r.match(entry) for r in rules)
+    if whole is not None and whole.fullmatch(slash_entry):
+        return True
+    if base is not None and base.fullmatch(_basename(entry)):
+        return True
+    return any(r.match(slash_entry) or r.match(entry) for r in slow) if slow else False
 
 
 class RuleSet:
