@@ -25,23 +25,15 @@ from neuralis_build.image import install
 from neuralis_build.image.cache import Cache, cache_key, listing, tree_hash
 from neuralis_build.image.contests import Facts, Registry, facts_of, settle_tools, shadow_warnings
 from neuralis_build.image.extract import ArchiveRefused, Entry, Limits, read_tarball
-from neuralis_build.image.fetch import (
-    NB1801,
-    NB1802,
-    FetchFailed,
-    directory_entries,
-    integrity_of,
-    npm_pack,
-    read_tarball_file,
-    tar_of,
-)
-from neuralis_build.image.files import select
+from neuralis_build.image.fetch import NB1801, NB1802, FetchFailed, integrity_of, npm_pack, read_tarball_file
 from neuralis_build.image.judge import judge_module, module_verdict_codes
 from neuralis_build.image.lock import LOCK, Locked, lock_differences, read_lock, render_lock
 from neuralis_build.image.report import REPORT, ImageResult, PackageOutcome
 from neuralis_build.image.spec import ImageSpec, PackageSpec
 from neuralis_build.manifest.sections.events import NB0706
 from neuralis_build.npmname import name_problems
+from neuralis_build.pack.packlist import packlist
+from neuralis_build.pack.tarball import pack_package
 from neuralis_build.package import MANIFEST, Package, load_package, parse_manifest
 
 NB1809 = code("NB1809", "package-name-invalid", "the installed package has no valid npm name or version")
@@ -448,14 +440,16 @@ def _stage_and_check(
                 _build_directory(package, host, externals)
                 package = load_package(package.root)
             work.manifest = package.manifest
-            entries = directory_entries(package.root, package.manifest)
-            work.integrity = integrity_of(tar_of(entries))
+            packed = pack_package(package)  # npm's file list, in memory; then read like any tarball
+            work.integrity = packed.integrity
+            work.entries = read_tarball(packed.tgz, limits)
+            work.staged = install.stage(work.entries, staging, o.name)
         else:
             assert work.entries is not None
-            keep = select((e.path for e in work.entries), work.manifest)
-            entries = [e for e in work.entries if e.path in keep]
+            work.staged = install.stage(work.entries, staging, o.name)
+            # the files whitelist, as npm pack selects it from the same tree
+            install.keep_only(work.staged, set(packlist(work.staged, work.manifest)))
         work.entries = None  # the bytes are on disk from here on
-        work.staged = install.stage(entries, staging, o.name)
         staged = load_package(work.staged)
     except ArchiveRefused as exc:
         work.refuse(_source_diag(work, exc.rule.id, exc.message, exc.hint))

@@ -34,6 +34,18 @@ def stage(entries: Sequence[Entry], staging_root: Path, name: str) -> Path:
     return target
 
 
+def keep_only(root: Path, keep: set[str]) -> None:
+    """Delete every file under ``root`` whose package-relative path is not in ``keep``, and the folders left empty."""
+    for folder, _dirs, files in os.walk(root, topdown=False):
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if rel == "." else rel + "/"
+        for name in files:
+            if prefix + name not in keep:
+                os.remove(os.path.join(folder, name))
+        if folder != str(root) and not os.listdir(folder):
+            os.rmdir(folder)
+
+
 def commit(staged: Path, out: Path, name: str) -> Path:
     """Swap a staged package into ``out/node_modules/<name>``: the old folder goes aside, the new one is renamed in."""
     target = package_dir(out, name)
