@@ -1,0 +1,278 @@
+"""The per-package stages of the image build: fetch, build a folder, stage with the files whitelist, check, resolve."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from neuralis_build.check import check_package
+from neuralis_build.diagnostics import Diagnostic, code, has_errors
+from neuralis_build.errors import NeuralisError
+from neuralis_build.hostprofile import HostProfile
+from neuralis_build.image import install
+from neuralis_build.image.cache import Cache, tree_hash
+from neuralis_build.image.contests import facts_of
+from neuralis_build.image.extract import ArchiveRefused, Limits, read_tarball
+from neuralis_build.image.fetch import NB1801, NB1802, FetchFailed, integrity_of, npm_pack, read_tarball_file
+from neuralis_build.image.judge import module_verdict_codes
+from neuralis_build.image.work import Work, key_of, reuse, source_diag
+from neuralis_build.manifest.sections.events import NB0706
+from neuralis_build.npmname import name_problems
+from neuralis_build.pack.packlist import packlist
+from neuralis_build.pack.tarball import pack_package
+from neuralis_build.package import MANIFEST, Package, load_package, parse_manifest
+
+NB1809 = code("NB1809", "package-name-invalid", "the installed package has no valid npm name or version")
+NB1810 = code("NB1810", "not-resolvable", "node cannot resolve '<name>/package.json' from the image")
+NB1811 = code("NB1811", "name-taken", "another SPEC entry already installs a package of this name or id")
+
+Finish = Callable[[Work], None]
+
+
+def acquire(work: Work, out: Path, cache: Cache, host: HostProfile, limits: Limits, finish: Finish) -> None:
+    spec = work.spec
+    try:
+        if spec.kind == "directory":
+            assert spec.path is not None
+            work.source_package = load_package(spec.path)
+            work.manifest = work.source_package.manifest
+            _name_version(work)
+            return
+        if spec.kind == "npm":
+            assert spec.npm_name is not None and spec.npm_version is not None
+            data = read_tarball_file(npm_pack(spec.npm_name, spec.npm_version, cache.npm))
+        else:
+            assert spec.path is not None
+            data = read_tarball_file(spec.path)
+        work.integrity = integrity_of(data)
+        if spec.integrity is not None and spec.integrity != work.integrity:
+            work.refuse(
+                source_diag(
+                    work,
+                    NB1802.id,
+                    f"the source's integrity is {work.integrity}, the image spec pins {spec.integrity}",
+                    "the bytes changed since the SPEC was written: check where they come from, then update integrity",
+                )
+            )
+            finish(work)
+            return
+        work.key = key_of(work, work.integrity, host, limits.__dict__)
+        if reuse(work, cache, out, finish):
+            return
+        work.entries = read_tarball(data, limits)
+        raw = next(e.data for e in work.entries if e.path == MANIFEST)
+        work.manifest = parse_manifest(raw, Path(spec.source)).manifest
+        _name_version(work)
+        if spec.kind == "npm" and (work.outcome.name, work.outcome.version) != (spec.npm_name, spec.npm_version):
+            work.refuse(
+                source_diag(
+                    work,
+                    NB1801.id,
+                    f"npm returned {work.outcome.name}@{work.outcome.version} for {spec.npm_name}@{spec.npm_version}",
+                    "check the registry npm is configured for",
+                )
+            )
+    except ArchiveRefused as exc:
+        work.refuse(source_diag(work, exc.rule.id, exc.message, exc.hint))
+    except FetchFailed as exc:
+        work.refuse(source_diag(work, NB1801.id, exc.message, exc.hint))
+    except NeuralisError as exc:
+        diagnostics = getattr(exc, "diagnostics", None)
+        if diagnostics and exc.exit_code == 1:
+            work.outcome.status = "refused"
+            work.outcome.diagnostics.extend(diagnostics)
+        else:
+            raise
+    if not work.alive:
+        finish(work)
+
+
+def _name_version(work: Work) -> None:
+    manifest = work.manifest or {}
+    name, version = manifest.get("name"), manifest.get("version")
+    problems = name_problems(name) if isinstance(name, str) else ["package.json has no name"]
+    if problems:
+        work.refuse(
+            Diagnostic(
+                "error",
+                NB1809.id,
+                MANIFEST,
+                "/name",
+                f"the package cannot be installed under node_modules: {'; '.join(problems)}",
+                "give package.json a valid npm name",
+            )
+        )
+        return
+    assert isinstance(name, str)
+    work.outcome.name = name
+    block = manifest.get("neuralis")
+    ident = block.get("id") if isinstance(block, dict) else None
+    work.outcome.id = ident if isinstance(ident, str) and ident else name
+    if not isinstance(version, str) or not version:
+        work.refuse(
+            Diagnostic("error", NB1809.id, MANIFEST, "/version", "package.json has no version", 'add "version"')
+        )
+        return
+    work.outcome.version = version
+
+
+def refuse_taken_names(works: list[Work]) -> None:
+    """Two SPEC entries cannot install the same name (or claim the same id): the later entry is refused."""
+    names: dict[str, str] = {}
+    ids: dict[str, str] = {}
+    for w in works:
+        o = w.outcome
+        if not w.alive or o.name is None:
+            continue
+        taken = names.get(o.name)
+        pointer = "/name"
+        if taken is None and o.id is not None and o.id in ids:
+            taken, pointer = ids[o.id], "/neuralis/id"
+        if taken is not None:
+            w.refuse(
+                Diagnostic(
+                    "error",
+                    NB1811.id,
+                    MANIFEST,
+                    pointer,
+                    f"{o.name} ({o.id}) is already installed from {taken}, listed earlier in the SPEC",
+                    "list each package once",
+                )
+            )
+            continue
+        names[o.name] = w.spec.source
+        if o.id is not None:
+            ids[o.id] = w.spec.source
+
+
+def declared_publications(works: list[Work]) -> dict[str, str]:
+    """Module id → publishing package name, from the manifests of the image's first-party packages."""
+    out: dict[str, str] = {}
+    for w in works:
+        if not w.alive or w.outcome.trust != "first-party" or w.outcome.name is None:
+            continue
+        if w.facts is not None:
+            ids: list[Any] = list(w.facts.published)
+        else:
+            block = (w.manifest or {}).get("neuralis")
+            app = block.get("app") if isinstance(block, dict) else None
+            module = app.get("module") if isinstance(app, dict) else None
+            ids = module.get("provides", []) if isinstance(module, dict) else []
+        for module_id in ids if isinstance(ids, list) else []:
+            if isinstance(module_id, str):
+                out.setdefault(module_id, w.outcome.name)
+    return out
+
+
+def _declares_module(package: Package) -> bool:
+    app = (package.block or {}).get("app")
+    return isinstance(app, dict) and isinstance(app.get("module"), dict)
+
+
+def _builds_outputs(package: Package, trust: str) -> bool:
+    """A first-party folder's UI module and events are rebuilt by the image (other tiers have them dropped)."""
+    return trust == "first-party" and (_declares_module(package) or bool((package.block or {}).get("events")))
+
+
+def _build_directory(package: Package, host: HostProfile, published: dict[str, str]) -> None:
+    """Rebuild a folder's outputs before it is packed: the UI module when it declares app.module, its events.
+
+    A refused build raises DiagnosedError (the package is refused); a missing esbuild is a usage error.
+    """
+    from neuralis_build.ui.build import build_ui
+    from neuralis_build.ui.events import compile_events, has_sources
+
+    if _declares_module(package):
+        build_ui(package, host=host, published=published)
+    if (package.block or {}).get("events") and has_sources(package):
+        compile_events(package)
+
+
+def stage_and_check(
+    work: Work,
+    staging: Path,
+    cache: Cache,
+    host: HostProfile,
+    published: dict[str, str],
+    limits: Limits,
+    finish: Finish,
+) -> None:
+    if not work.alive or work.cached:
+        return
+    o = work.outcome
+    assert o.name is not None and work.manifest is not None
+    try:
+        if work.spec.kind == "directory":
+            package = work.source_package
+            assert package is not None
+            own = set(work.facts.published if work.facts else ())
+            externals = {k: v for k, v in sorted(published.items()) if v != o.name and k not in own}
+            builds = _builds_outputs(package, o.trust)
+            skip = frozenset({"dist"}) if builds else frozenset()
+            work.key = key_of(work, tree_hash(package.root, skip), host, externals, limits.__dict__)
+            if reuse(work, cache, staging.parent, finish):  # the staging folder sits in the image folder
+                return
+            if builds:
+                _build_directory(package, host, externals)
+                package = load_package(package.root)
+            work.manifest = package.manifest
+            packed = pack_package(package)  # npm's file list, in memory; then read like any tarball
+            work.integrity = packed.integrity
+            work.entries = read_tarball(packed.tgz, limits)
+            work.staged = install.stage(work.entries, staging, o.name)
+        else:
+            assert work.entries is not None
+            work.staged = install.stage(work.entries, staging, o.name)
+            # the files whitelist, as npm pack selects it from the same tree
+            install.keep_only(work.staged, set(packlist(work.staged, work.manifest)))
+        work.entries = None  # the bytes are on disk from here on
+        staged = load_package(work.staged)
+    except ArchiveRefused as exc:
+        work.refuse(source_diag(work, exc.rule.id, exc.message, exc.hint))
+        finish(work)
+        return
+    except NeuralisError as exc:
+        diagnostics = getattr(exc, "diagnostics", None)
+        if not diagnostics or exc.exit_code != 1:
+            raise
+        o.status = "refused"
+        o.diagnostics.extend(diagnostics)
+        finish(work)
+        return
+    if not staged.is_neuralis:
+        o.status = "not-neuralis"
+        return
+    if staged.reference_only:
+        o.status = "reference-only"
+        return
+    result = check_package(staged, o.trust, host)
+    # The module is judged below, against the packages this image loads; its verdict never refuses the
+    # package. An installed package is its packed form: event sources stay behind (the build compiled
+    # them, and check's NB1612 still requires dist/src/events/<subject>.js).
+    ignored = module_verdict_codes() | {NB0706.id}
+    judged = [d for d in result.diagnostics if d.code not in ignored]
+    o.diagnostics.extend(judged)
+    if has_errors(judged):
+        o.status = "refused"
+        return
+    work.facts = facts_of(staged, o.trust, result.effective or {})
+
+
+def resolve(works: list[Work], staging: Path) -> None:
+    pending = [w for w in works if w.alive and w.staged is not None and not w.cached]
+    pairs = [(w.outcome.name or "", staging) for w in pending]
+    verdicts = install.resolve_all(pairs)
+    for w, pair in zip(pending, pairs, strict=True):
+        problem = verdicts[pair]
+        if problem is not None:
+            w.refuse(
+                Diagnostic(
+                    "error",
+                    NB1810.id,
+                    MANIFEST,
+                    "/exports",
+                    f"the host could not resolve require.resolve('{w.outcome.name}/package.json'): {problem}",
+                    'keep "./package.json": "./package.json" in the exports map',
+                )
+            )
