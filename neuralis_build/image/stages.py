@@ -31,6 +31,7 @@ Finish = Callable[[Work], None]
 
 
 def acquire(work: Work, out: Path, cache: Cache, host: HostProfile, limits: Limits, finish: Finish) -> None:
+    """Read a source: a folder's manifest, or a tarball's bytes (integrity, cache, hostile-input rules)."""
     spec = work.spec
     try:
         if spec.kind == "directory":
@@ -198,6 +199,7 @@ def stage_and_check(
     limits: Limits,
     finish: Finish,
 ) -> None:
+    """Build and pack a folder (or take a tarball's checked entries), stage it with its files, and check it."""
     if not work.alive or work.cached:
         return
     o = work.outcome
@@ -260,6 +262,7 @@ def stage_and_check(
 
 
 def resolve(works: list[Work], staging: Path) -> None:
+    """Refuse each staged package whose ``<name>/package.json`` the real node cannot resolve."""
     pending = [w for w in works if w.alive and w.staged is not None and not w.cached]
     pairs = [(w.outcome.name or "", staging) for w in pending]
     verdicts = install.resolve_all(pairs)

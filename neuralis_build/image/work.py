@@ -54,6 +54,7 @@ class Work:
 
 
 def source_diag(work: Work, rule_id: str, message: str, hint: str | None) -> Diagnostic:
+    """An error located at the SPEC's source itself (a tarball or fetch problem has no JSON pointer)."""
     return Diagnostic("error", rule_id, work.spec.source, "", message, hint or None)
 
 
@@ -86,6 +87,7 @@ def record_of(work: Work, out: Path) -> dict[str, Any] | None:
 
 
 def restore(work: Work, record: dict[str, Any]) -> None:
+    """Take a package's own verdict from its cache record (its files are already installed, untouched)."""
     o = work.outcome
     o.name, o.id, o.version = record["name"], record["id"], record["version"]
     o.status = record["status"]
@@ -103,6 +105,7 @@ def _diag(d: DiagnosticJSON) -> Diagnostic:
 
 
 def key_of(work: Work, content: str, host: HostProfile, *extra: Any) -> str:
+    """The cache key of a SPEC entry whose source content hashes to ``content``."""
     s = work.spec
     return cache_key(s.kind, s.source, content, s.install_class, s.trust, *extra, host=host)
 
