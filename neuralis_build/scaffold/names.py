@@ -49,7 +49,7 @@ def snake_case(package_id: str) -> str:
 
 def kebab_case(package_id: str) -> str:
     """``@acme/reports`` → ``acme-reports``: skill, command, team-member and connector-kind names."""
-    joined = "-".join(_words(package_id))
+    joined = "-".join(_words(package_id))[:_SNAKE_MAX].rstrip("-")
     return joined if joined[:1].isalpha() else "pkg-" + joined
 
 
