@@ -1,0 +1,70 @@
+"""How many manifests per second `check` validates in one process.
+
+Copies the example packages into a scratch folder until there are N of them (1,000 by default),
+each with its own name, then checks every one in one process and prints the rate. Not a test: it
+never fails on a timing; compare its numbers across changes.
+
+    .venv/bin/python bench/check_bench.py [--count 1000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from neuralis_build.check import check_path  # noqa: E402
+from neuralis_build.hostprofile import default_host_profile  # noqa: E402
+
+
+def examples() -> list[Path]:
+    return sorted(p for p in (REPO / "example-packages").iterdir() if (p / "package.json").is_file())
+
+
+def make_corpus(dest: Path, count: int) -> list[Path]:
+    sources = examples()
+    roots = []
+    for i in range(count):
+        src = sources[i % len(sources)]
+        root = dest / f"pkg{i:04d}"
+        shutil.copytree(src, root, ignore=shutil.ignore_patterns("node_modules"))
+        data = json.loads((root / "package.json").read_text("utf-8"))
+        data["name"] = f"{data['name']}-{i}"
+        if isinstance(data.get("neuralis"), dict) and "id" in data["neuralis"]:
+            data["neuralis"]["id"] = data["name"]
+        (root / "package.json").write_text(json.dumps(data, indent=2), "utf-8")
+        roots.append(root)
+    return roots
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    host = default_host_profile()
+    with tempfile.TemporaryDirectory() as tmp:
+        roots = make_corpus(Path(tmp), args.count)
+        rates = []
+        for _ in range(args.rounds):
+            start = time.perf_counter()
+            errors = sum(0 if check_path(r, "first-party", host).ok else 1 for r in roots)
+            elapsed = time.perf_counter() - start
+            rates.append(len(roots) / elapsed)
+        print(f"check: {len(roots)} manifests from {len(examples())} examples, {errors} rejected")
+        print(
+            f"check: median {statistics.median(rates):,.0f} manifests/s over {args.rounds} rounds "
+            f"(min {min(rates):,.0f}, max {max(rates):,.0f})"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+document.getElementById("temp").textContent = "14";
