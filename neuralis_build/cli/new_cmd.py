@@ -109,6 +109,7 @@ def register(app: typer.Typer) -> None:
         from neuralis_build.cli import common
         from neuralis_build.errors import UsageError
         from neuralis_build.scaffold.create import DEFAULT_TEMPLATE, Request, create, default_description, plan
+        from neuralis_build.scaffold.names import check_name
         from neuralis_build.scaffold.templates import get_template, list_templates
 
         out = common.stdout()
@@ -124,12 +125,10 @@ def register(app: typer.Typer) -> None:
                     hint="pass it as the first argument: neuralis new my-package --no-input",
                 )
             name = _ask_name(out)
+        check_name(name)  # refuse a bad name before asking anything else
         if template is None:
             template = _ask_template(out, templates) if ask else DEFAULT_TEMPLATE
         if description is None and ask:
-            from neuralis_build.scaffold.names import check_name
-
-            check_name(name)  # refuse a bad name before asking anything else
             from rich.prompt import Prompt
 
             chosen = get_template(template)
