@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +56,8 @@ class Plan:
         """The commands the author runs next, from the working directory."""
         here = cwd or Path.cwd()
         rel = os.path.relpath(self.target, here)
-        steps = [] if rel == "." else [f"cd {rel if not rel.startswith('..') else self.target}"]
+        where = str(self.target) if rel.startswith("..") else rel
+        steps = [] if rel == "." else [f"cd {shlex.quote(where)}"]
         steps += list(self.template.build)
         steps += [f"neuralis-build check --trust {self.template.trust}", "neuralis-build pack"]
         return steps

@@ -266,3 +266,15 @@ def test_no_input_at_a_terminal_never_prompts(new: NewRunner, tmp_path: Path, mo
     run = new("new", "my-package", "--no-input")
     assert run.code == 0
     assert run.out.startswith("Created my-package from the minimal template")
+
+
+def test_next_steps_cd_into_the_folder_however_it_is_spelled(
+    new: NewRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    assert "  cd 'my pkg'" in new("new", "my-package", "--dir", "my pkg", "--no-input").out.splitlines()
+    beside = new("new", "my-package", "--dir", "../beside", "--no-input")
+    assert f"  cd {tmp_path / 'beside'}" in beside.out.splitlines()
+    monkeypatch.chdir(tmp_path / "work/my pkg")
+    assert new("new", "other", "--dir", "sub", "--no-input").out.splitlines()[3] == "  cd sub"
