@@ -111,12 +111,20 @@ def _type_error(c: Checker, value: Any, pointer: str, expected: str, hint: str |
     return False
 
 
+type_error = _type_error
+"""Report that ``value`` at ``pointer`` is not of the ``expected`` JSON type (for shapes defined elsewhere)."""
+
+
 def _show(key: Hashable) -> str:
     return f'"{key}"' if isinstance(key, str) else str(key)
 
 
 def _article(type_name: str) -> str:
     return f"an {type_name}" if type_name[0] in "aeiou" else f"a {type_name}"
+
+
+StrCheck = Callable[[str, str, Checker], None]
+"""A semantic check on a string that fits its shape: ``check(value, pointer, checker)``."""
 
 
 @dataclass
@@ -132,6 +140,7 @@ class Str(Shape):
     length_code: Code = NB0105
     enum: Sequence[str] | None = None
     enum_code: Code = NB0103
+    checks: Sequence[StrCheck] = ()
     description: str | None = None
 
     def __post_init__(self) -> None:
@@ -160,6 +169,11 @@ class Str(Shape):
             message = self.pattern_message or f"must match {self.pattern}"
             c.error(self.pattern_code, pointer, f'"{value}" {message}', self.pattern_hint)
             return False
+        if self.checks:
+            before = len(c.invalid)
+            for check in self.checks:
+                check(value, pointer, c)
+            return len(c.invalid) == before
         return True
 
     def schema(self) -> JSONSchema:
@@ -453,3 +467,59 @@ class OneOfType(Shape):
 
     def schema(self) -> JSONSchema:
         return self._with_description({"oneOf": [s.schema() for s in self.by_type.values()]})
+
+
+@dataclass
+class Tagged(Shape):
+    """An object whose form depends on the string value of one key (a surface's ``kind``).
+
+    Every variant is an :class:`Obj` that declares the tag key itself, so its unknown-key rule and its
+    checks see the whole object. The schema says the same with one ``if``/``then`` per tag value.
+    """
+
+    key: str
+    variants: dict[str, Obj]
+    tag_code: Code = NB0103
+    what: str = "this object"
+    description: str | None = None
+
+    def __post_init__(self) -> None:
+        for tag, variant in self.variants.items():
+            if self.key not in variant.fields:
+                raise ValueError(f'the "{tag}" variant does not declare the tag key "{self.key}"')
+
+    def check(self, value: Any, pointer: str, c: Checker) -> bool:
+        if not isinstance(value, dict):
+            return _type_error(c, value, pointer, "an object")
+        tags = list(self.variants)
+        if self.key not in value:
+            c.error(
+                NB0102,
+                pointer,
+                f'{self.what} is missing the required key "{self.key}"',
+                f'set "{self.key}" to one of {_quote_list(tags)}',
+            )
+            return False
+        tag = value[self.key]
+        at = join(pointer, self.key)
+        if not isinstance(tag, str):
+            return _type_error(c, tag, at, "a string", f"use one of {_quote_list(tags)}")
+        variant = self.variants.get(tag)
+        if variant is None:
+            near = suggest(tag, tags)
+            hint = f'did you mean "{near}"?' if near else f"use one of {_quote_list(tags)}"
+            c.error(self.tag_code, at, f'"{tag}" is not one of {_quote_list(tags)}', hint)
+            return False
+        return variant.check(value, pointer, c)
+
+    def schema(self) -> JSONSchema:
+        s: JSONSchema = {
+            "type": "object",
+            "required": [self.key],
+            "properties": {self.key: {"enum": list(self.variants)}},
+            "allOf": [
+                {"if": {"properties": {self.key: {"const": tag}}}, "then": variant.schema()}
+                for tag, variant in self.variants.items()
+            ],
+        }
+        return self._with_description(s)
