@@ -19,6 +19,8 @@ FLAT_KINDS: dict[Kind, tuple[str, tuple[str, ...]]] = {
     "route": ("routes", (".ts",)),
     "event": ("src/events", (".ts",)),
 }
+# flat kinds whose folder holds nothing but entries: another file there is reported as a stray
+STRAY_CHECKED: frozenset[Kind] = frozenset({"tool", "workflow", "command", "hook", "team", "route"})
 UI_ENTRY_CANDIDATES = ("src/app/host.tsx", "src/app/host.ts", "src/app/host.jsx", "src/app/host.js")
 SURFACE_KINDS = ("widget", "card", "dock")
 
@@ -40,6 +42,8 @@ class Contract:
     files: dict[Kind, dict[str, ContractFile]] = field(default_factory=dict)
     # (path, reason) for files that sit in a contract folder but do not fit it
     strays: tuple[tuple[str, str], ...] = ()
+    # (path, path of the file that already defines the same entry): two files, one entry name
+    duplicates: tuple[tuple[str, str], ...] = ()
 
     def of(self, kind: Kind) -> dict[str, ContractFile]:
         return self.files.get(kind, {})
@@ -61,43 +65,56 @@ def discover(root: Path) -> Contract:
     """Scan ``root`` once for the contract's folders; never follows a symlink out of a listing."""
     files: dict[Kind, dict[str, ContractFile]] = {}
     strays: list[tuple[str, str]] = []
+    duplicates: list[tuple[str, str]] = []
+    # most packages have few contract folders: list the root once and skip the absent ones
+    top = {entry.name for entry in _entries(root)}
 
     for kind, (folder, suffixes) in FLAT_KINDS.items():
+        if folder.split("/", 1)[0] not in top:
+            continue
         found: dict[str, ContractFile] = {}
         for entry in _entries(root / folder):
             rel = f"{folder}/{entry.name}"
             stem, dot, suffix = entry.name.rpartition(".")
             if entry.name.startswith(".") or not entry.is_file():
                 continue
-            if not dot or "." + suffix not in suffixes:
-                continue
             if suffix == "ts" and stem.endswith(".d"):  # a .d.ts declaration file is not an entry
                 continue
+            if not dot or "." + suffix not in suffixes:
+                if kind in STRAY_CHECKED:
+                    strays.append((rel, f"not a {kind} file: {folder}/ holds {' or '.join(suffixes)} files"))
+                continue
             if stem in found:
-                strays.append((rel, f"{found[stem].path} already defines the {kind} {stem!r}"))
+                duplicates.append((rel, found[stem].path))
                 continue
             found[stem] = ContractFile(kind, stem, rel, entry.is_symlink())
         if found:
             files[kind] = found
 
     skills: dict[str, ContractFile] = {}
-    for entry in _entries(root / "skills"):
+    for entry in _entries(root / "skills") if "skills" in top else []:
         skill_md = Path(entry.path) / "SKILL.md"
+        if entry.name.startswith("."):
+            continue
         if entry.is_dir() and skill_md.is_file():
             skills[entry.name] = ContractFile(
                 "skill", entry.name, f"skills/{entry.name}/SKILL.md", entry.is_symlink() or skill_md.is_symlink()
             )
+        elif entry.is_dir():
+            strays.append((f"skills/{entry.name}", "a skill folder without SKILL.md"))
+        else:
+            strays.append((f"skills/{entry.name}", "not a skill: skills are folders skills/<name>/SKILL.md"))
     if skills:
         files["skill"] = skills
 
-    for candidate in UI_ENTRY_CANDIDATES:
+    for candidate in UI_ENTRY_CANDIDATES if "src" in top else ():
         path = root / candidate
         if path.is_file():
             files["ui-entry"] = {"host": ContractFile("ui-entry", "host", candidate, path.is_symlink())}
             break
 
     surfaces: dict[str, ContractFile] = {}
-    for kind_dir in _entries(root / "app/surfaces"):
+    for kind_dir in _entries(root / "app/surfaces") if "app" in top else []:
         if not kind_dir.is_dir():
             continue
         if kind_dir.name not in SURFACE_KINDS:
@@ -110,4 +127,4 @@ def discover(root: Path) -> Contract:
     if surfaces:
         files["surface"] = surfaces
 
-    return Contract(files=files, strays=tuple(strays))
+    return Contract(files=files, strays=tuple(strays), duplicates=tuple(duplicates))

@@ -523,3 +523,32 @@ class Tagged(Shape):
             ],
         }
         return self._with_description(s)
+
+
+@dataclass
+class JudgedStr(Str):
+    """A string that also passes a judge: a function naming what is wrong with it (or None when nothing is).
+
+    The judge runs after the plain string checks and gives a precise message ("has a .. segment")
+    where a pattern could only say "must match". ``schema_pattern`` is for the JSON Schema alone.
+    """
+
+    judge: Callable[[str], str | None] | None = None
+    judge_code: Code = NB0104
+    judge_hint: str | None = None
+    schema_pattern: str | None = None
+
+    def check(self, value: Any, pointer: str, c: Checker) -> bool:
+        if not super().check(value, pointer, c):
+            return False
+        problem = self.judge(value) if self.judge is not None else None
+        if problem:
+            c.error(self.judge_code, pointer, f'"{value}" {problem}', self.judge_hint)
+            return False
+        return True
+
+    def schema(self) -> JSONSchema:
+        s = super().schema()
+        if self.schema_pattern and "pattern" not in s:
+            s["pattern"] = self.schema_pattern
+        return s

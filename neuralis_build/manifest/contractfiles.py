@@ -1,0 +1,147 @@
+"""The directory contract's files as diagnostics: symlinks that lead out, duplicates, strays, names.
+
+Every discovered contract file must stay inside the package once its symlinks are resolved
+(DESIGN.md: "no symlink that leads out"); two files for one entry are an error; a file that sits
+in a contract folder but is no entry of it is a warning. ``tools/<name>.json`` is read, since it
+is the tool's whole definition. Diagnostics name the file, with the pointer ``""`` (or one into
+the JSON file).
+"""
+
+from __future__ import annotations
+
+import json
+
+from neuralis_build.contract import Contract, ContractFile, Kind
+from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.manifest.names import (
+    ENTRY_NAME_RULE,
+    NB1402,
+    NB1414,
+    TOOL_NAME_RULE,
+    is_entry_name,
+    is_tool_name,
+)
+from neuralis_build.manifest.paths import Containment
+from neuralis_build.manifest.shape import Checker
+from neuralis_build.package import Package
+
+NB1411 = code("NB1411", "contract-symlink-outside", "a contract file is a symlink that leads out of the package")
+NB1412 = code("NB1412", "contract-duplicate-file", "two contract files define the same entry (tools/x.ts and x.json)")
+NB1413 = code("NB1413", "contract-stray", "a file sits in a contract folder but is no entry of it")
+NB1415 = code("NB1415", "tool-file-invalid", "a tools/<name>.json file is not a JSON object")
+NB1416 = code("NB1416", "tool-file-name-mismatch", "a tools/<name>.json names a tool other than its file stem")
+NB1417 = code("NB1417", "tool-file-description", "a tools/<name>.json has no description")
+
+NAMED_FILE_KINDS: tuple[Kind, ...] = ("command", "hook", "skill", "team", "tool", "workflow")
+
+
+def check_contract_files(package: Package, inside: Containment, c: Checker) -> set[str]:
+    """Judge every discovered contract file; return the paths that lead out of the package."""
+    contract = package.contract
+    outside = _outside(inside, contract, c)
+    for path, first in contract.duplicates:
+        c.diags.add(
+            "error",
+            NB1412,
+            "",
+            f"{first} already defines this entry; one name, one file",
+            f"remove {path} or {first}, or rename one of them",
+            file=path,
+        )
+    for path, reason in contract.strays:
+        c.diags.add("warning", NB1413, "", f"{path} is ignored: {reason}", "move or rename it", file=path)
+    _file_names(contract, outside, c)
+    for f in contract.of("tool").values():
+        if f.path.endswith(".json") and f.path not in outside:
+            _tool_json(package, f, c)
+    return outside
+
+
+def _outside(inside: Containment, contract: Contract, c: Checker) -> set[str]:
+    """Report every contract file that resolves outside the package; return their paths."""
+    out: set[str] = set()
+    for entries in contract.files.values():
+        for f in entries.values():
+            if inside.resolve(f.path) is None:
+                out.add(f.path)
+                c.diags.add(
+                    "error",
+                    NB1411,
+                    "",
+                    f"{f.path} leads out of the package through a symlink",
+                    "keep every contract file inside the package; replace the symlink by the file itself",
+                    file=f.path,
+                )
+    return out
+
+
+def _file_names(contract: Contract, outside: set[str], c: Checker) -> None:
+    for kind in NAMED_FILE_KINDS:
+        for f in contract.of(kind).values():
+            if f.path in outside:
+                continue
+            if kind == "tool" and not is_tool_name(f.name):
+                c.diags.add(
+                    "error",
+                    NB1402,
+                    "",
+                    f'tool file name "{f.name}" is not a tool name: {TOOL_NAME_RULE}',
+                    "rename the file; its stem is the tool name, such as tools/acme_release_status.ts",
+                    file=f.path,
+                )
+            elif kind != "tool" and not is_entry_name(f.name):
+                c.diags.add(
+                    "error",
+                    NB1414,
+                    "",
+                    f'"{f.name}" is not a plain {kind} name: {ENTRY_NAME_RULE}',
+                    "rename the file; its stem is the entry's name",
+                    file=f.path,
+                )
+
+
+def _tool_json(package: Package, f: ContractFile, c: Checker) -> None:
+    """tools/<name>.json is the tool's whole definition: an object with a description, named by its stem."""
+    try:
+        data = json.loads((package.root / f.path).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        c.diags.add("error", NB1415, "", f"{f.path} cannot be read as UTF-8 text ({exc})", "save as UTF-8", file=f.path)
+        return
+    except json.JSONDecodeError as exc:
+        c.diags.items.append(
+            Diagnostic(
+                "error",
+                NB1415.id,
+                f.path,
+                "",
+                f"{f.path} is not valid JSON: {exc.msg}",
+                "fix the JSON syntax at this line and column",
+                exc.lineno,
+                exc.colno,
+            )
+        )
+        return
+    if not isinstance(data, dict):
+        c.diags.add(
+            "error", NB1415, "", f"{f.path} must hold one JSON object", '{"description": "...", ...}', file=f.path
+        )
+        return
+    if "name" in data and data["name"] != f.name:
+        c.diags.add(
+            "error",
+            NB1416,
+            "/name",
+            f'the file names the tool "{data["name"]}" but its stem is "{f.name}"; the stem is the tool name',
+            f'remove "name", or rename the file to tools/{data["name"]}.json',
+            file=f.path,
+        )
+    description = data.get("description")
+    if not isinstance(description, str) or not description:
+        c.diags.add(
+            "error",
+            NB1417,
+            "/description" if "description" in data else "",
+            f"{f.path} has no description; the model chooses tools by it",
+            'add "description": "<what the tool does>"',
+            file=f.path,
+        )

@@ -1,0 +1,70 @@
+"""Containment of package paths once symlinks are resolved, and globs anchored to a package's data zone.
+
+The text rules of a path a manifest names (no absolute path, no ``..``) are ``pkgpath.path_problem``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+_GLOB_CHAR = re.compile(r"[A-Za-z0-9._*-]")
+
+GLOB_PATTERN = r"^(?!/)[A-Za-z0-9._*/-]+$"
+"""The zone-glob charset as a JSON Schema pattern (the segment rules are the validator's)."""
+
+
+def resolve_inside(root: Path, path: str) -> Path | None:
+    """``root/path`` with every symlink resolved, or None when it lies outside ``root`` (or loops)."""
+    return Containment(root).resolve(path)
+
+
+class Containment:
+    """Containment of many paths of one package: the root is resolved once, and a path is resolved
+    in full (then checked with ``is_relative_to``) only when a symlink or a ``..`` lies on it."""
+
+    def __init__(self, root: Path) -> None:
+        self.real_root = root.resolve()
+        self._is_link: dict[str, bool] = {}
+
+    def _crosses_link(self, segments: list[str]) -> bool:
+        prefix = ""
+        for segment in segments:
+            if segment in ("", "."):
+                continue
+            prefix = f"{prefix}/{segment}" if prefix else segment
+            link = self._is_link.get(prefix)
+            if link is None:
+                link = self._is_link[prefix] = os.path.islink(self.real_root / prefix)
+            if link:
+                return True
+        return False
+
+    def resolve(self, path: str) -> Path | None:
+        """``path`` with every symlink resolved, or None when it lies outside the package (or loops)."""
+        segments = path.split("/")
+        if ".." not in segments and not self._crosses_link(segments):
+            return self.real_root / path  # no link and no ..: resolving would change nothing
+        try:
+            target = (self.real_root / path).resolve()
+        except (OSError, RuntimeError):  # a symlink loop: Python 3.11 raises RuntimeError, later ones OSError
+            return None
+        return target if target.is_relative_to(self.real_root) else None
+
+
+def zone_glob_problem(glob: str) -> str | None:
+    """What is wrong with a glob anchored to a package's data zone (``*`` one segment, ``**`` any depth)."""
+    if not glob:
+        return "is empty"
+    if glob.startswith("/"):
+        return "starts with /; the glob is relative to the package's own zone"
+    for segment in glob.split("/"):
+        if segment == "":
+            return "has an empty segment (// or a trailing /)"
+        if segment in ("..", "."):
+            return f"has a {segment} segment; the glob must stay anchored to the zone"
+        bad = [ch for ch in segment if not _GLOB_CHAR.fullmatch(ch)]
+        if bad:
+            return f"has the character {bad[0]!r}; only letters, digits, ., _, -, * and / are allowed"
+    return None
