@@ -51,8 +51,12 @@ Findings = list[tuple[str, str, str]]
 
 
 def findings(result: CheckResult) -> Findings:
-    """(severity, code, pointer) of every diagnostic: what rule tests assert on."""
-    return [(d.severity, d.code, d.pointer) for d in result.diagnostics]
+    """(severity, code, pointer) of every manifest diagnostic: what rule tests assert on.
+
+    Build-output findings (NB16: app.module and events not built yet) are left out: the trees here
+    are never built, and tests/ui/test_outputs_rules.py pins those rules on built trees.
+    """
+    return [(d.severity, d.code, d.pointer) for d in result.diagnostics if not d.code.startswith("NB16")]
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
-from neuralis_build.manifest.pkgpath import has_scheme
+from neuralis_build.manifest.paths import has_scheme
 
 # Attributes whose value is one URL, and the one whose value is a srcset list.
 _URL_ATTRIBUTES = frozenset({"src", "href", "poster", "data", "action", "formaction", "background", "xlink:href"})

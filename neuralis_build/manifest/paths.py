@@ -1,7 +1,5 @@
-"""Containment of package paths once symlinks are resolved, and globs anchored to a package's data zone.
-
-The text rules of a path a manifest names (no absolute path, no ``..``) are ``pkgpath.path_problem``.
-"""
+"""Paths a manifest names: their text rules, their containment once symlinks are resolved, and globs
+anchored to a package's data zone."""
 
 from __future__ import annotations
 
@@ -10,9 +8,43 @@ import re
 from pathlib import Path
 
 _GLOB_CHAR = re.compile(r"[A-Za-z0-9._*-]")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 GLOB_PATTERN = r"^(?!/)[A-Za-z0-9._*/-]+$"
 """The zone-glob charset as a JSON Schema pattern (the segment rules are the validator's)."""
+
+
+def path_problem(path: str) -> str | None:
+    """Why ``path`` is not a plain package-relative POSIX path (``None`` when it is one).
+
+    A leading ``./`` is allowed; an absolute path, a backslash, a ``..`` segment, or an empty or ``.``
+    segment elsewhere is not, so the text alone proves the path stays inside the package.
+    """
+    if not path:
+        return "is empty"
+    if "\\" in path:
+        return "uses a backslash; package paths use forward slashes"
+    if path.startswith("/") or _DRIVE.match(path) or path.startswith("~"):
+        return "is an absolute path; name a path relative to the package root"
+    segments = normalize(path).split("/")
+    if ".." in segments:
+        return 'has a ".." segment, which could leave the package'
+    if any(s in ("", ".") for s in segments):
+        return 'has an empty or "." segment'
+    return None
+
+
+def normalize(path: str) -> str:
+    """``path`` without its leading ``./`` (one or more)."""
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def has_scheme(reference: str) -> bool:
+    """True when ``reference`` starts with a URL scheme (``https:``, ``data:``, ``blob:``)."""
+    return bool(_SCHEME.match(reference)) and not _DRIVE.match(reference)
 
 
 def resolve_inside(root: Path, path: str) -> Path | None:

@@ -15,8 +15,7 @@ from typing import Any
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.engine import Section
-from neuralis_build.manifest.paths import resolve_inside
-from neuralis_build.manifest.pkgpath import path_problem
+from neuralis_build.manifest.paths import path_problem, resolve_inside
 from neuralis_build.manifest.secretnames import secret_word
 from neuralis_build.manifest.shape import Anything, Arr, Bool, Checker, Field, JudgedStr, Obj, Str
 

@@ -18,8 +18,7 @@ from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.contractfiles import check_contract_files
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.names import entry_name_shape, is_tool_name, tool_name_shape, warn_tool_names
-from neuralis_build.manifest.paths import Containment, resolve_inside
-from neuralis_build.manifest.pkgpath import path_problem
+from neuralis_build.manifest.paths import Containment, path_problem, resolve_inside
 from neuralis_build.manifest.shape import Arr, Checker, Field, JSONSchema, JudgedStr, Obj, Shape, Str
 from neuralis_build.package import Package
 

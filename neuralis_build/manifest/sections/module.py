@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from neuralis_build.diagnostics import code
-from neuralis_build.manifest.pkgpath import normalize, path_problem
+from neuralis_build.manifest.paths import normalize, path_problem
 from neuralis_build.manifest.shape import Arr, Checker, Field, Obj, Str, StrCheck
 
 NB0401 = code("NB0401", "module-dropped", "app.module is declared by a package that is not first-party; it is dropped")

@@ -1,7 +1,108 @@
-"""Spec section: outputs (not yet written)."""
+"""Declarations against build output: the built UI module and its record, and the compiled events.
+
+The verdict on a UI module is ``neuralis_build.ui.record.judge_module``, the same judge the image
+build uses; these rules show its reasons as diagnostics (NB16xx).
+"""
 
 from __future__ import annotations
 
-from neuralis_build.manifest.engine import Section
+from pathlib import Path, PurePosixPath
+from typing import Any
 
-SECTION = Section(name="outputs", fields={})
+from neuralis_build.diagnostics import Severity, code
+from neuralis_build.hostprofile import default_host_profile
+from neuralis_build.manifest.engine import Section
+from neuralis_build.manifest.shape import Checker
+from neuralis_build.trust import at_least
+
+NB1603 = code("NB1603", "module-css-undeclared", "the build emitted a stylesheet that app.module does not declare")
+NB1612 = code("NB1612", "event-output-missing", "a declared event subject has not been compiled to dist/src/events/")
+NB1613 = code("NB1613", "event-output-exports", "a compiled event subject does not export subject and visible")
+
+MODULE = "/neuralis/app/module"
+REBUILD = "build it: neuralis-build ui (npm run build:ui)"
+
+
+def _module(block: dict[str, Any]) -> dict[str, Any] | None:
+    app = block.get("app")
+    module = app.get("module") if isinstance(app, dict) else None
+    return module if isinstance(module, dict) else None
+
+
+def _module_outputs(block: dict[str, Any], c: Checker) -> None:
+    """A declared app.module must be built, recorded and acceptable to the host profile."""
+    from neuralis_build.ui.record import NB1609, judge_module
+    from neuralis_build.ui.resolve import installed_ui_packages
+
+    module = _module(block)
+    package = c.package
+    if package is None or module is None or not at_least(c.trust, "first-party") or not c.usable(MODULE):
+        return
+    if not isinstance(module.get("entry"), str) or not c.usable(f"{MODULE}/entry"):
+        return
+    host = c.host or default_host_profile()
+    installed = installed_ui_packages(package.root, exclude=package.name)
+    available = set(host.shared_modules) | {pid for pkg in installed.values() for pid in pkg.provides}
+    verdict = judge_module(package.root, module, host, available)
+    for p in verdict.problems:
+        # What other packages publish depends on what is installed here; the image build decides.
+        severity: Severity = "warning" if p.code is NB1609 else "error"
+        c.diags.add(severity, p.code, p.pointer, p.reason, p.hint, file=p.file)
+        if p.file == "package.json" and severity == "error":
+            c.invalid.add(p.pointer)
+    _undeclared_css(package.root, module, c)
+
+
+def _undeclared_css(root: Path, module: dict[str, Any], c: Checker) -> None:
+    entry = PurePosixPath(module["entry"])
+    if "css" in module or entry.is_absolute() or ".." in entry.parts:
+        return
+    css = entry.with_suffix(".css")
+    if (root / css).is_file():
+        c.error(
+            NB1603,
+            MODULE,
+            f"{css} was built beside {entry}, but app.module declares no css, so the host never loads its styles",
+            f'add "css": "{css}" to app.module',
+        )
+
+
+def _event_outputs(block: dict[str, Any], c: Checker) -> None:
+    """Each declared event subject must be compiled to dist/src/events/<subject>.js with its exports."""
+    from neuralis_build.ui.record import module_exports
+
+    events = block.get("events")
+    package = c.package
+    if package is None or not isinstance(events, list) or not at_least(c.trust, "first-party"):
+        return
+    if c.is_dropped("/neuralis/events"):
+        return
+    seen: set[str] = set()
+    for i, event in enumerate(events):
+        subject = event.get("subject") if isinstance(event, dict) else None
+        pointer = f"/neuralis/events/{i}/subject"
+        if not isinstance(subject, str) or not subject or subject in seen:
+            continue
+        seen.add(subject)  # judged once, at its first mention
+        if not c.usable(pointer) or "/" in subject or "\\" in subject or subject.startswith("."):
+            continue  # not a file name, or already reported by the events rules
+        if subject not in package.contract.of("event"):
+            continue  # no source to compile: the events rules report the missing file
+        rel = f"dist/src/events/{subject}.js"
+        out = package.root / rel
+        if not out.is_file():
+            c.error(NB1612, pointer, f'event subject "{subject}" has not been compiled to {rel}', REBUILD)
+            continue
+        names = module_exports(out.read_text("utf-8", errors="replace"))
+        missing = [n for n in ("subject", "visible") if n not in names]
+        if missing:
+            c.diags.error(
+                NB1613,
+                "",
+                f"{rel} does not export {' and '.join(missing)}; without visible every event is dropped",
+                f"export them from src/events/{subject}.ts, then {REBUILD}",
+                file=rel,
+            )
+
+
+SECTION = Section(name="outputs", fields={}, rules=(_module_outputs, _event_outputs))

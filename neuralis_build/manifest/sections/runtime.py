@@ -13,6 +13,7 @@ from typing import Any
 from neuralis_build.diagnostics import Code, code
 from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.engine import Section
+from neuralis_build.manifest.sections.contributions import tool_names
 from neuralis_build.manifest.shape import (
     Arr,
     Bool,
@@ -123,19 +124,6 @@ RUNTIME = Obj(
 )
 
 
-def _package_tools(block: dict[str, Any], c: Checker) -> set[str] | None:
-    """The tool names the package defines (tools/ files and inline tools[]), or None when unknown."""
-    names: set[str] = set()
-    if c.package is not None:
-        names.update(c.package.contract.of("tool"))
-    inline = block.get("tools")
-    if isinstance(inline, list):
-        names.update(t["name"] for t in inline if isinstance(t, dict) and isinstance(t.get("name"), str))
-    elif inline is not None:
-        return None
-    return names
-
-
 def _hosted_tools_exist(block: dict[str, Any], c: Checker) -> None:
     ptr = "/neuralis/runtime/hosted/tools"
     runtime = block.get("runtime")
@@ -143,9 +131,9 @@ def _hosted_tools_exist(block: dict[str, Any], c: Checker) -> None:
     listed = hosted.get("tools") if isinstance(hosted, dict) else None
     if not isinstance(listed, list) or not c.usable(ptr):
         return
-    defined = _package_tools(block, c)
-    if defined is None:
+    if c.package is None or not isinstance(block.get("tools", []), list):
         return
+    defined = set(tool_names(c.package, block))
     for index, name in enumerate(listed):
         if name not in defined:
             c.warning(

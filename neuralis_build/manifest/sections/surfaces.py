@@ -16,7 +16,7 @@ from neuralis_build.diagnostics import Code, Severity, code
 from neuralis_build.jsonpointer import join
 from neuralis_build.manifest import htmlrefs
 from neuralis_build.manifest.engine import BlockRule
-from neuralis_build.manifest.pkgpath import has_scheme, normalize, path_problem, resolve_inside
+from neuralis_build.manifest.paths import has_scheme, normalize, path_problem, resolve_inside
 from neuralis_build.manifest.sections.requires import FEATURE_GATE
 from neuralis_build.manifest.shape import Arr, Checker, Field, Obj, Str, Tagged
 from neuralis_build.trust import at_least

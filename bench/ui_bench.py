@@ -1,0 +1,209 @@
+"""Bench: `neuralis-build ui` against esbuild alone on the same generated package, alternating.
+
+Run: .venv/bin/python bench/ui_bench.py [--modules 900] [--rounds 15]
+
+Both sides do the same bundling job (same entry, flags, externals, tsconfig and metafile); the
+difference is what neuralis-build adds: start-up, reading the package, resolving node_modules,
+judging the metafile, writing the record and swapping dist/app/ in. Prints medians and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+COMPONENT = """\
+import {{ useCallback, useEffect, useMemo, useReducer, useState, type ReactNode }} from "react";
+{imports}
+export interface Row{i} {{
+  id: string;
+  label: string;
+  values: number[];
+  tags?: string[];
+}}
+
+export interface Props{i} {{
+  label: string;
+  values: number[];
+  rows?: Row{i}[];
+  footer?: ReactNode;
+}}
+
+type Mode{i} = "compact" | "full" | "table";
+type Action{i} = {{ type: "select"; id: string }} | {{ type: "clear" }} | {{ type: "toggle"; tag: string }};
+
+interface State{i} {{
+  selected: string | null;
+  tags: Set<string>;
+}}
+
+function reduce{i}(state: State{i}, action: Action{i}): State{i} {{
+  switch (action.type) {{
+    case "select":
+      return {{ ...state, selected: action.id }};
+    case "clear":
+      return {{ selected: null, tags: new Set() }};
+    case "toggle": {{
+      const tags = new Set(state.tags);
+      if (tags.has(action.tag)) tags.delete(action.tag);
+      else tags.add(action.tag);
+      return {{ ...state, tags }};
+    }}
+  }}
+}}
+
+export function summarize{i}(values: number[]): {{ total: number; mean: number; max: number; min: number }} {{
+  if (values.length === 0) return {{ total: 0, mean: 0, max: 0, min: 0 }};
+  let total = 0;
+  let max = -Infinity;
+  let min = Infinity;
+  for (const v of values) {{
+    total += v;
+    if (v > max) max = v;
+    if (v < min) min = v;
+  }}
+  return {{ total, mean: total / values.length, max, min }};
+}}
+
+function useTicker{i}(enabled: boolean, every: number): number {{
+  const [tick, setTick] = useState(0);
+  useEffect(() => {{
+    if (!enabled) return undefined;
+    const id = setInterval(() => setTick((t) => t + 1), every);
+    return () => clearInterval(id);
+  }}, [enabled, every]);
+  return tick;
+}}
+
+function RowView{i}({{ row, active, onSelect }}: {{ row: Row{i}; active: boolean; onSelect: (id: string) => void }}) {{
+  const stats = useMemo(() => summarize{i}(row.values), [row.values]);
+  return (
+    <tr className={{active ? "row active" : "row"}} onClick={{() => onSelect(row.id)}}>
+      <td>{{row.label}}</td>
+      <td>{{stats.total.toFixed(1)}}</td>
+      <td>{{stats.mean.toFixed(2)}}</td>
+      <td>{{(row.tags ?? []).join(", ")}}</td>
+    </tr>
+  );
+}}
+
+export function Widget{i}({{ label, values, rows = [], footer }}: Props{i}) {{
+  const [mode, setMode] = useState<Mode{i}>("compact");
+  const [state, dispatch] = useReducer(reduce{i}, {{ selected: null, tags: new Set<string>() }});
+  const tick = useTicker{i}(mode === "full", 1000 + {i});
+  const stats = useMemo(() => summarize{i}(values), [values]);
+  const select = useCallback((id: string) => dispatch({{ type: "select", id }}), []);
+  const visible = rows.filter((r) => state.tags.size === 0 || (r.tags ?? []).some((t) => state.tags.has(t)));
+  return (
+    <div className="w{i}" data-mode={{mode}} data-tick={{tick}}>
+      <header onClick={{() => setMode(mode === "full" ? "table" : mode === "table" ? "compact" : "full")}}>
+        <span>{{label}}</span>
+        <b>{{stats.total.toFixed(2)}}</b>
+        <small>
+          {{stats.min}}-{{stats.max}}
+        </small>
+      </header>
+      {{mode === "table" ? (
+        <table>
+          <tbody>
+            {{visible.map((row) => (
+              <RowView{i} key={{row.id}} row={{row}} active={{row.id === state.selected}} onSelect={{select}} />
+            ))}}
+          </tbody>
+        </table>
+      ) : null}}
+      {children}
+      {{footer ?? <button onClick={{() => dispatch({{ type: "clear" }})}}>clear</button>}}
+    </div>
+  );
+}}
+"""
+
+
+def generate(root: Path, modules: int) -> None:
+    """A first-party package whose entry reaches ``modules`` TSX components through a binary tree."""
+    app = root / "src" / "app"
+    (app / "parts").mkdir(parents=True)
+    for i in range(modules):
+        kids = [k for k in (2 * i + 1, 2 * i + 2) if k < modules]
+        imports = "".join(f'import {{ Widget{k} }} from "./w{k}";\n' for k in kids)
+        children = " ".join(f'<Widget{k} label="{k}" values={{values}} />' for k in kids)
+        (app / "parts" / f"w{i}.tsx").write_text(COMPONENT.format(i=i, imports=imports, children=children))
+    (app / "host.tsx").write_text(
+        'import { Widget0 } from "./parts/w0";\n'
+        "export function installBenchHostComponents(host: { register(t: string, c: unknown): void }) {\n"
+        '  host.register("bench.root", Widget0);\n}\n'
+    )
+    manifest = {
+        "name": "bench-ui",
+        "version": "1.0.0",
+        "devDependencies": {"react": "^19.0.0"},
+        "neuralis": {"app": {"module": {"entry": "dist/app/host.js"}}},
+    }
+    (root / "package.json").write_text(json.dumps(manifest, indent=2))
+    (root / "tsconfig.json").write_text(json.dumps({"compilerOptions": {"jsx": "react-jsx", "strict": True}}))
+
+
+def esbuild_alone_args(root: Path) -> list[str]:
+    """The exact esbuild command line the build runs, writing beside it instead of into dist/app."""
+    from neuralis_build.hostprofile import default_host_profile
+    from neuralis_build.ui.build import esbuild_args
+    from neuralis_build.ui.driver import LOG_FLAGS, write_tsconfig
+    from neuralis_build.ui.resolve import package_name_of
+
+    work = root / "esbuild-alone"
+    work.mkdir()
+    tsconfig = write_tsconfig(root, work)
+    externals = sorted({package_name_of(m) for m in default_host_profile().shared_modules})
+    args = esbuild_args("src/app/host.tsx", "esbuild-alone/out", tsconfig, externals, minify=False, sourcemap=False)
+    return [*args, f"--metafile={work / 'meta.json'}", *LOG_FLAGS]
+
+
+def timed(cmd: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modules", type=int, default=900)
+    parser.add_argument("--rounds", type=int, default=15)
+    opts = parser.parse_args()
+
+    from neuralis_build.ui.esbuild import find_esbuild
+
+    esbuild = find_esbuild()
+    cli = str(Path(sys.executable).parent / "neuralis-build")
+    root = Path(tempfile.mkdtemp(prefix="neuralis-ui-bench-"))
+    try:
+        generate(root, opts.modules)
+        alone = [str(esbuild.path), *esbuild_alone_args(root)]
+        ours = [cli, "ui", "."]
+        timed(alone, root), timed(ours, root)  # warm the file cache and both binaries
+        t_alone: list[float] = []
+        t_ours: list[float] = []
+        for _ in range(opts.rounds):
+            t_alone.append(timed(alone, root))
+            t_ours.append(timed(ours, root))
+        out = root / "dist" / "app" / "host.js"
+        a, o = statistics.median(t_alone), statistics.median(t_ours)
+        size = out.stat().st_size / 1e6
+        print(f"input: {opts.modules} TSX modules, bundle {size:.2f} MB, {opts.rounds} rounds alternating")
+        print(f"esbuild alone        median {a * 1000:7.1f} ms  (min {min(t_alone) * 1000:.1f})")
+        print(f"neuralis-build ui    median {o * 1000:7.1f} ms  (min {min(t_ours) * 1000:.1f})")
+        print(f"ratio (ours / esbuild alone): {o / a:.3f}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

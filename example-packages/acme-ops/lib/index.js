@@ -1,0 +1,1 @@
+export { createRunbooksConnector } from "./runbooks-connector.js";

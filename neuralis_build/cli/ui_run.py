@@ -1,0 +1,154 @@
+"""The work of `neuralis-build ui` for the CLI: one build, the watch loop, their output, the fast path.
+
+`build:ui` runs on every change a person makes, so the plain forms of the command (a path,
+--host, --entry, --minify, --sourcemap) have a fast path that skips typer's start-up
+(``fast_main``, called by ``cli/entry.py``); anything else, --help and --watch included, goes
+through the typer command in ``ui_cmd.py``, which runs these same functions. No typer here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from neuralis_build.diagnostics import Diagnostic
+    from neuralis_build.ui.run import BuildOptions, PackageBuild
+    from neuralis_build.ui.watch import WatchResult
+
+
+def _kb(size: int) -> str:
+    return f"{size / 1000:.1f} kB"
+
+
+def summary_lines(build: PackageBuild) -> list[str]:
+    """What a successful build wrote, one output per line (plain text: no rich on the fast path)."""
+    name = build.package.name or build.package.root.name
+    lines = [f"built {name} in {build.seconds * 1000:.0f} ms"]
+    rows: list[tuple[str, str]] = []
+    ui = build.ui
+    if ui is not None:
+        for out in ui.outputs:
+            if out.endswith("shared-imports.json"):
+                r = ui.record
+                reads = ", ".join(r.shared_imports) or "nothing shared"
+                react = f"React {r.react_major}" if r.react_major is not None else "no React major"
+                rows.append((out, f"host API {r.host_api_version}, {react}; reads {reads}"))
+            else:
+                rows.append((out, _kb(ui.size(out))))
+    if build.events is not None:
+        for out, names in build.events.exports.items():
+            rows.append((out, "exports " + (", ".join(names) or "nothing")))
+    width = max((len(path) for path, _ in rows), default=0)
+    lines += [f"  {path.ljust(width)}  {what}" for path, what in rows]
+    return lines
+
+
+def one_line(result: WatchResult) -> str:
+    """A watch result on one line: what was built, or the first error and that the old output stays."""
+    import time
+
+    from neuralis_build.errors import DiagnosedError
+
+    stamp = time.strftime("%H:%M:%S")
+    ms = f"{result.seconds * 1000:.0f} ms"
+    if result.build is not None:
+        build = result.build
+        parts = []
+        if build.ui is not None:
+            parts.append("+".join(p.rsplit("/", 1)[-1] for p in build.ui.outputs if not p.endswith(".json")))
+            parts.append(f"{len(build.ui.record.shared_imports)} shared imports")
+        if build.events is not None and build.events.outputs:
+            n = len(build.events.outputs)
+            parts.append(f"{n} server module{'s' if n != 1 else ''}")
+        return f"[{stamp}] ok: {', '.join(parts)} in {ms}"
+    error = result.error
+    detail = error.message if error is not None else "unknown error"
+    if isinstance(error, DiagnosedError):
+        errors = [d for d in error.diagnostics if d.severity == "error"]
+        if errors:
+            first = errors[0]
+            where = first.file + (f":{first.line}:{first.column}" if first.line is not None else "")
+            more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+            detail = f"{where}: {first.code} {first.message}{more}"
+    return f"[{stamp}] failed: {detail}; kept the last good output"
+
+
+def _print_warnings(warnings: list[Diagnostic]) -> None:
+    if warnings:
+        from neuralis_build.cli import common
+        from neuralis_build.cli.render import print_diagnostics
+
+        print_diagnostics(common.stderr(), warnings, base=None)
+
+
+def build_once(path: Path, options: BuildOptions) -> None:
+    """Build once and print what was written (warnings on stderr)."""
+    from neuralis_build.ui.run import build_path
+
+    build = build_path(path, options)
+    _print_warnings(build.warnings)
+    print("\n".join(summary_lines(build)), flush=True)
+
+
+def watch(path: Path, options: BuildOptions) -> None:
+    """Build, then rebuild on every change, one line per result, until Ctrl-C."""
+    from neuralis_build.ui.watch import watch_package
+
+    def show(result: WatchResult) -> None:
+        print(one_line(result), flush=True)
+
+    def ready() -> None:
+        print(f"watching {path} for changes (Ctrl-C stops)", flush=True)
+
+    try:
+        watch_package(path, options, show, on_ready=ready)
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how a watch ends, even in the middle of a rebuild
+
+
+def options_for(host: str | Path | None, minify: bool, sourcemap: bool, entry: str | None) -> BuildOptions:
+    from neuralis_build.hostprofile import load_host_profile
+    from neuralis_build.ui.run import BuildOptions
+
+    return BuildOptions(load_host_profile(host), minify=minify, sourcemap=sourcemap, entry=entry)
+
+
+_VALUED = ("--host", "--entry")
+_FLAGS = ("--minify", "--sourcemap")
+
+
+def fast_main(args: Sequence[str]) -> int | None:
+    """Run ``ui`` without typer for its plain forms; None when the arguments need the full CLI."""
+    path: str | None = None
+    values: dict[str, str] = {}
+    flags: set[str] = set()
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        name, eq, value = arg.partition("=")
+        if name in _VALUED and name not in values:
+            if not eq:
+                if not rest or rest[0].startswith("-"):
+                    return None
+                value = rest.pop(0)
+            values[name] = value
+        elif arg in _FLAGS and not eq:
+            flags.add(arg)
+        elif not arg.startswith("-") and path is None and arg:
+            path = arg
+        else:
+            return None  # --watch, --help, -v, anything unusual: typer parses and reports it
+    from neuralis_build.cli import common
+    from neuralis_build.errors import NeuralisError
+
+    try:
+        options = options_for(values.get("--host"), "--minify" in flags, "--sourcemap" in flags, values.get("--entry"))
+        build_once(Path(path or "."), options)
+    except NeuralisError as exc:
+        try:
+            common.fail(exc)
+        except SystemExit as done:
+            return int(done.code or 0)
+    return 0

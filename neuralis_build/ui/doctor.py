@@ -1,0 +1,70 @@
+"""What the toolchain needs on this machine (Node, npm, the pinned esbuild) and whether it is there."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from neuralis_build.errors import NeuralisError
+from neuralis_build.ui.esbuild import ESBUILD_VERSION, NPM_HINT, OVERRIDE_ENV, cached_esbuild, find_esbuild, target
+
+
+@dataclass(frozen=True)
+class ToolStatus:
+    """One tool: found or not, its version and path, and what to do when it is missing."""
+
+    name: str
+    ok: bool
+    version: str | None = None
+    path: str | None = None
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _version_of(name: str, hint: str) -> ToolStatus:
+    path = shutil.which(name)
+    if path is None:
+        return ToolStatus(name, False, note=hint)
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return ToolStatus(name, False, path=path, note=f"{path} --version failed: {exc}")
+    if done.returncode != 0:
+        return ToolStatus(name, False, path=path, note=f"{path} --version failed: {done.stderr.strip()}")
+    return ToolStatus(name, True, done.stdout.strip().splitlines()[0] if done.stdout.strip() else "", path)
+
+
+def _esbuild(fetch: bool, npm_ok: bool) -> ToolStatus:
+    try:
+        platform = target().platform
+        found = find_esbuild() if fetch else cached_esbuild()
+    except NeuralisError as exc:
+        return ToolStatus("esbuild", False, note=exc.message + (f" ({exc.hint})" if exc.hint else ""))
+    if found is None:
+        if npm_ok:
+            return ToolStatus(
+                "esbuild",
+                True,
+                note=f"{ESBUILD_VERSION} ({platform}) not fetched yet; the first build (or doctor --fetch) fetches it",
+            )
+        return ToolStatus("esbuild", False, note=f"{ESBUILD_VERSION} is not cached and cannot be fetched: {NPM_HINT}")
+    how = {
+        "override": f"from {OVERRIDE_ENV}",
+        "cache": "cached, sha256 verified",
+        "node_modules": "copied from node_modules, sha256 verified",
+        "npm": "fetched with npm pack, sha256 verified",
+    }[found.source]
+    return ToolStatus("esbuild", True, found.version, str(found.path), f"{platform}, {how}")
+
+
+def diagnose(*, fetch: bool = False) -> list[ToolStatus]:
+    """Python, Node, npm and esbuild; with ``fetch``, obtain esbuild when it is not cached yet."""
+    python = ToolStatus("python", True, sys.version.split()[0], sys.executable)
+    node = _version_of("node", "install Node.js 20 or newer")
+    npm = _version_of("npm", "npm comes with Node.js: install Node.js 20 or newer")
+    return [python, node, npm, _esbuild(fetch, npm.ok)]

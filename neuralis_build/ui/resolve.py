@@ -1,0 +1,174 @@
+"""Find what a package resolves the way Node does: installed UI-module packages and the React major.
+
+A standalone build learns which modules other packages publish by walking up from the package root
+through every ``node_modules`` folder, nearest first, exactly as Node's resolver would; the first
+folder that holds a package name wins. A package counts as shipping a UI module when its
+package.json declares ``neuralis.app.module`` as an object; the ids it publishes are the strings of
+``neuralis.app.module.provides`` that sit under its own name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class UiPackage:
+    """An installed package that ships a UI module: its name, folder and the ids it publishes."""
+
+    name: str
+    root: Path
+    provides: tuple[str, ...]
+
+
+def node_modules_dirs(start: Path) -> Iterator[Path]:
+    """The ``node_modules`` folders Node searches from ``start``, nearest first."""
+    for folder in (start, *start.parents):
+        if folder.name != "node_modules":
+            candidate = folder / "node_modules"
+            if candidate.is_dir():
+                yield candidate
+
+
+def _package_dirs(node_modules: Path) -> Iterator[tuple[str, Path]]:
+    try:
+        entries = sorted(os.scandir(node_modules), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.name.startswith("@"):
+            try:
+                scoped = sorted(os.scandir(entry.path), key=lambda e: e.name)
+            except OSError:
+                continue
+            for inner in scoped:
+                if not inner.name.startswith("."):
+                    yield f"{entry.name}/{inner.name}", Path(inner.path)
+        else:
+            yield entry.name, Path(entry.path)
+
+
+def read_manifest(folder: Path) -> dict[str, Any] | None:
+    """A package folder's package.json as an object, or None when absent or unreadable."""
+    try:
+        data = json.loads((folder / "package.json").read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _module_block(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
+    block = manifest.get("neuralis")
+    app = block.get("app") if isinstance(block, dict) else None
+    module = app.get("module") if isinstance(app, dict) else None
+    return module if isinstance(module, dict) else None
+
+
+def ui_package(name: str, folder: Path) -> UiPackage | None:
+    """The package in ``folder`` as a UI-module package, or None when it ships no UI module."""
+    try:
+        raw = (folder / "package.json").read_bytes()
+    except OSError:
+        return None
+    if b'"neuralis"' not in raw:  # cheap: most of node_modules is not Neuralis
+        return None
+    try:
+        manifest = json.loads(raw)
+    except ValueError:
+        return None
+    module = _module_block(manifest) if isinstance(manifest, dict) else None
+    if module is None:
+        return None
+    provides = module.get("provides")
+    ids = [p for p in provides if isinstance(p, str)] if isinstance(provides, list) else []
+    own = tuple(sorted({p for p in ids if p.startswith(name + "/")}))
+    return UiPackage(name, folder, own)
+
+
+def installed_ui_packages(start: Path, *, exclude: str | None = None) -> dict[str, UiPackage]:
+    """Every package Node would resolve from ``start`` that ships a UI module (nearest copy wins)."""
+    seen: set[str] = set()
+    found: dict[str, UiPackage] = {}
+    for node_modules in node_modules_dirs(start):
+        for name, folder in _package_dirs(node_modules):
+            if name in seen:
+                continue
+            seen.add(name)
+            if name == exclude:
+                continue
+            pkg = ui_package(name, folder)
+            if pkg is not None:
+                found[name] = pkg
+    return dict(sorted(found.items()))
+
+
+def resolve_package(start: Path, name: str) -> Path | None:
+    """The folder of package ``name`` as Node resolves it from ``start``."""
+    for node_modules in node_modules_dirs(start):
+        folder = node_modules / name
+        if (folder / "package.json").is_file():
+            return folder
+    return None
+
+
+def package_name_of(module_id: str) -> str:
+    """The package part of a bare module id: ``@a/b/c`` → ``@a/b``, ``react/x`` → ``react``."""
+    parts = module_id.split("/")
+    return "/".join(parts[:2]) if module_id.startswith("@") else parts[0]
+
+
+_MAJOR = re.compile(r"^\s*v?(\d+)")
+_SIMPLE_RANGE = re.compile(r"^\s*[\^~]?(\d+)(?:\.(?:\d+|[xX*])){0,2}\s*$")
+
+
+def installed_react_major(start: Path) -> int | None:
+    """The major of the ``react`` that Node resolves from ``start``."""
+    folder = resolve_package(start, "react")
+    manifest = read_manifest(folder) if folder is not None else None
+    version = manifest.get("version") if manifest else None
+    m = _MAJOR.match(version) if isinstance(version, str) else None
+    return int(m.group(1)) if m else None
+
+
+def range_major(spec: str) -> int | None:
+    """The one major an npm range admits (``^19.0.0``, ``19.x``, ``~19.1``, ``>=19 <20``), else None."""
+    simple = _SIMPLE_RANGE.match(spec)
+    if simple:  # ^19.0.0, ~19.1, 19.x, 19.2.0: the common forms name their one major
+        return int(simple.group(1))
+    import semantic_version  # type: ignore[import-untyped]
+
+    try:
+        npm_spec = semantic_version.NpmSpec(spec.strip() or "*")
+    except ValueError:
+        return None
+    # Probe each major with a few versions plus every version the range itself names.
+    named: list[tuple[int, int, int]] = []
+    for a, b, c in re.findall(r"(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?", spec):
+        named.append((int(a), int(b) if b.isdigit() else 0, int(c) if c.isdigit() else 0))
+    majors = set()
+    for major in range(max((n[0] for n in named), default=0) + 2):  # one past the largest: open ranges
+        probes = {(major, minor, patch) for minor in (0, 1, 9, 99) for patch in (0, 9)}
+        probes.update(n for n in named if n[0] == major)
+        if any(npm_spec.match(semantic_version.Version(major=a, minor=b, patch=c)) for a, b, c in probes):
+            majors.add(major)
+    return majors.pop() if len(majors) == 1 else None
+
+
+def declared_react_major(manifest: Mapping[str, Any]) -> int | None:
+    """The major of the package's declared react range (devDependencies, dependencies, then peer)."""
+    for key in ("devDependencies", "dependencies", "peerDependencies"):
+        deps = manifest.get(key)
+        spec = deps.get("react") if isinstance(deps, dict) else None
+        if isinstance(spec, str):
+            major = range_major(spec)
+            if major is not None:
+                return major
+    return None

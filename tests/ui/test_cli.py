@@ -1,0 +1,197 @@
+"""The installed `neuralis-build ui` and `doctor` commands: output, exit codes, npm run build:ui, --watch."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from neuralis_build.check import check_path
+from tests.ui.ui_helpers import HOST_TSX, build_file_tree, copy_example, npm, snapshot, ui_manifest
+
+pytestmark = pytest.mark.e2e
+
+BIN = Path(sys.executable).parent
+CLI = str(BIN / "neuralis-build")
+
+
+def run(*args, cwd=None, env=None):
+    return subprocess.run([CLI, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+
+
+def test_ui_prints_what_it_wrote(examples):
+    charts, reports = examples()
+    assert run("ui", str(charts)).returncode == 0
+    done = run("ui", cwd=reports)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert re.fullmatch(r"built @acme/reports in \d+ ms", lines[0])
+    assert lines[1:] == [
+        "  dist/app/host.css             0.3 kB",
+        "  dist/app/host.js              1.5 kB",
+        "  dist/app/shared-imports.json  host API 1, React 19; reads @acme/charts/app/charts, @neuralis/client, "
+        "react, react/jsx-runtime",
+        "  dist/src/events/report.js     exports bridge, subject, visible",
+    ]
+    assert done.stderr == ""
+
+
+def test_a_refusal_exits_1_with_located_diagnostics(make_pkg):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": "export const x = 1;\n"})
+    done = run("ui", str(root))
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "error: the UI module was not written (1 problem)",
+        "  src/app/host.tsx",
+        "    error NB1906 src/app/host.tsx exports x, but no install<Name>HostComponents function",
+        "    hint: add: export function installAcmeWidgetsHostComponents(host) { ... }",
+    ]
+
+
+def test_no_npm_and_no_cached_esbuild_exits_2(make_pkg, tmp_path):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    env = {**os.environ, "PATH": str(tmp_path / "empty"), "NEURALIS_BUILD_CACHE": str(tmp_path / "cache")}
+    env.pop("NEURALIS_ESBUILD_BINARY", None)
+    done = run("ui", str(root), env=env)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "error: esbuild 0.28.2 is not cached yet and npm is not on PATH to fetch it",
+        "hint: install Node.js 20 or newer (it brings npm), or set NEURALIS_ESBUILD_BINARY to an esbuild 0.28.2 binary",
+    ]
+
+
+def test_doctor_reports_node_npm_and_esbuild(esbuild):
+    done = run("doctor", "--json")
+    assert done.returncode == 0, done.stdout
+    tools = {t["name"]: t for t in json.loads(done.stdout)["tools"]}
+    assert sorted(tools) == ["esbuild", "node", "npm", "python"]
+    assert all(t["ok"] for t in tools.values())
+    assert tools["esbuild"]["version"] == "0.28.2" and tools["esbuild"]["path"] == str(esbuild.path)
+    assert tools["node"]["version"].startswith("v")
+    text = run("doctor").stdout.splitlines()
+    assert text[0].startswith("neuralis-build ") and any(
+        line.split()[:3] == ["ok", "esbuild", "0.28.2"] for line in text
+    )
+
+
+def test_doctor_without_npm_exits_2(tmp_path):
+    env = {**os.environ, "PATH": str(tmp_path / "empty"), "NEURALIS_BUILD_CACHE": str(tmp_path / "cache")}
+    done = run("doctor", env=env)
+    assert done.returncode == 2
+    assert [line.split()[:2] for line in done.stdout.splitlines()[2:]] == [
+        ["MISSING", "node"],
+        ["MISSING", "npm"],
+        ["MISSING", "esbuild"],
+    ]
+
+
+def test_npm_run_build_ui_in_the_installed_example(tmp_path):
+    """The real author flow: npm install, then the package's own build:ui script, then check."""
+    copy_example("acme-charts", tmp_path)
+    reports = copy_example("acme-reports", tmp_path)
+    npm(["install", "--no-package-lock"], reports)
+    assert (reports / "node_modules/@acme/charts").is_symlink()
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["npm", "run", "--silent", "build:ui"], cwd=reports, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((reports / "dist/app/shared-imports.json").read_text())["reactMajor"] == 19
+    result = check_path(reports, "first-party")
+    assert [d for d in result.diagnostics if d.code.startswith(("NB16", "NB19"))] == []
+
+
+class Lines:
+    """Lines of a child's stdout, read by a thread, awaited with a deadline (no sleeps)."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.queue: queue.Queue[str] = queue.Queue()
+        assert proc.stdout is not None
+        stream = proc.stdout
+        self.thread = threading.Thread(target=lambda: [self.queue.put(line) for line in stream], daemon=True)
+        self.thread.start()
+
+    def next(self) -> str:
+        return self.queue.get(timeout=60).rstrip("\n")
+
+
+def replace(path: Path, text: str) -> None:
+    """Write a file in one step, as editors do; the temp file sits outside the watched package."""
+    tmp = path.parents[3] / (path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _watch_session(root: Path, lines: Lines) -> None:
+    assert re.fullmatch(r"\[\d\d:\d\d:\d\d\] ok: host\.js, 2 shared imports in \d+ ms", lines.next())
+    assert lines.next().startswith("watching ")
+    good = snapshot(root / "dist")
+
+    replace(root / "src/app/host.tsx", HOST_TSX + "export const broken = ;\n")
+    assert re.fullmatch(
+        r'\[\d\d:\d\d:\d\d\] failed: src/app/host\.tsx:9:23: NB1900 Unexpected ";"; kept the last good output',
+        lines.next(),
+    )
+    assert snapshot(root / "dist") == good
+
+    replace(root / "src/app/host.tsx", HOST_TSX + "export const fixed = 2;\n")
+    assert " ok: " in lines.next()
+    assert "fixed" in (root / "dist/app/host.js").read_text()
+
+
+def test_watch_rebuilds_and_keeps_the_last_good_output(make_pkg):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    with subprocess.Popen(
+        [CLI, "ui", "--watch", str(root)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    ) as proc:
+        lines = Lines(proc)
+        try:
+            _watch_session(root, lines)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
+            lines.thread.join(timeout=60)
+    assert proc.returncode == 0
+
+
+def test_watch_needs_a_package(tmp_path):
+    build_file_tree(tmp_path, {"x.txt": ""})
+    done = run("ui", "--watch", str(tmp_path / "nope"))
+    assert done.returncode == 2 and "no such folder" in done.stderr
+
+
+FAST_PROBE = """
+import sys
+from neuralis_build.cli.entry import main
+code = main({args!r})
+print(code, sorted(m for m in ("typer", "rich", "pydantic") if m in sys.modules))
+"""
+
+
+def probe(args: list[str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", FAST_PROBE.format(args=args)], capture_output=True, text=True, timeout=300
+    )
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_the_plain_build_skips_typer(make_pkg):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    assert probe(["ui", str(root)]) == "0 []"
+    assert probe(["ui", "--minify", "--entry=src/app/host.tsx", "--sourcemap", str(root)]) == "0 []"
+    # Anything the fast path does not take goes through typer, which parses and reports it.
+    for args, code in ((["ui", "--help"], "0"), (["ui", "--bogus", str(root)], "2")):
+        result = probe(args)
+        assert result.split()[0] == code and "'typer'" in result
+
+
+def test_a_refusal_on_the_fast_path_loads_rich_only_to_report_it(make_pkg):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": "export const x = 1;\n"})
+    assert probe(["ui", str(root)]) == "1 ['rich']"

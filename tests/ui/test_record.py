@@ -1,0 +1,159 @@
+"""The shared-imports record and judge_module: every reason a host refuses a built module."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from neuralis_build.hostprofile import default_host_profile
+from neuralis_build.ui.record import judge_module, module_exports, parse_record
+from tests.ui.ui_helpers import build_file_tree
+
+HOST = default_host_profile()
+AVAILABLE = set(HOST.shared_modules) | {"@acme/charts/app/charts"}
+GOOD_JS = 'import { jsx } from "react/jsx-runtime";\nfunction i(h) {}\nexport {\n  i as installAcmeHostComponents\n};\n'
+GOOD_RECORD = {"hostApiVersion": "1", "reactMajor": 19, "sharedImports": ["react/jsx-runtime"]}
+MODULE = {"entry": "dist/app/host.js"}
+
+
+def test_record_round_trip():
+    record, problems = parse_record(GOOD_RECORD)
+    assert problems == [] and record is not None
+    assert json.loads(record.dumps()) == GOOD_RECORD
+    assert record.dumps().endswith("}\n")
+
+
+@pytest.mark.parametrize(
+    ("data", "pointers"),
+    [
+        ([], [""]),
+        ({"hostApiVersion": "1", "reactMajor": 19}, [""]),
+        ({**GOOD_RECORD, "extra": 1}, ["/extra"]),
+        ({**GOOD_RECORD, "hostApiVersion": 1}, ["/hostApiVersion"]),
+        ({**GOOD_RECORD, "hostApiVersion": ""}, ["/hostApiVersion"]),
+        ({**GOOD_RECORD, "reactMajor": "19"}, ["/reactMajor"]),
+        ({**GOOD_RECORD, "reactMajor": True}, ["/reactMajor"]),
+        ({**GOOD_RECORD, "sharedImports": "react"}, ["/sharedImports"]),
+        ({**GOOD_RECORD, "sharedImports": ["react", 3]}, ["/sharedImports/1"]),
+        ({**GOOD_RECORD, "sharedImports": ["react", "react"]}, ["/sharedImports"]),
+        ({**GOOD_RECORD, "sharedImports": ["react/jsx-runtime", "react"]}, ["/sharedImports"]),
+    ],
+)
+def test_malformed_records(data, pointers):
+    record, problems = parse_record(data)
+    assert record is None
+    assert [p.pointer for p in problems] == pointers
+
+
+def test_null_react_major_is_well_formed():
+    record, problems = parse_record({**GOOD_RECORD, "reactMajor": None, "sharedImports": []})
+    assert problems == [] and record is not None and record.react_major is None
+
+
+def test_module_exports_reads_esbuild_and_hand_written_modules():
+    assert module_exports(GOOD_JS) == {"installAcmeHostComponents"}
+    assert module_exports("export{a as installXHostComponents,b as y};") == {"installXHostComponents", "y"}
+    text = (
+        "// export function fake() {}\n"
+        'const s = "export const alsoFake = 1";\n'
+        "export async function installYHostComponents() {}\n"
+        "export const subject = 'x';\nexport class K {}\nexport default 1;\n"
+    )
+    assert module_exports(text) == {"installYHostComponents", "subject", "K", "default"}
+
+
+def built(tmp_path, files):
+    tree = {"dist/app/host.js": GOOD_JS, "dist/app/shared-imports.json": GOOD_RECORD}
+    tree.update(files)
+    return build_file_tree(tmp_path, {k: v for k, v in tree.items() if v is not None})
+
+
+def judge(root, module=MODULE, host=HOST, available=AVAILABLE):
+    verdict = judge_module(root, module, host, available)
+    return [(p.code.id, p.file, p.pointer) for p in verdict.problems], verdict
+
+
+def test_a_good_module_is_accepted(tmp_path):
+    problems, verdict = judge(built(tmp_path, {}))
+    assert problems == [] and verdict.accepted and verdict.reason is None
+    assert verdict.record is not None and verdict.record.shared_imports == ("react/jsx-runtime",)
+
+
+def test_unbuilt_entry(tmp_path):
+    problems, verdict = judge(built(tmp_path, {"dist/app/host.js": None}))
+    assert problems == [("NB1601", "package.json", "/neuralis/app/module/entry")]
+    assert verdict.reason == "dist/app/host.js has not been built"
+
+
+def test_no_declared_entry(tmp_path):
+    assert judge(built(tmp_path, {}), module={})[0] == [("NB1601", "package.json", "/neuralis/app/module")]
+
+
+def test_entry_leading_out_of_the_package(tmp_path):
+    assert judge(built(tmp_path, {}), module={"entry": "../x.js"})[0] == [
+        ("NB1611", "package.json", "/neuralis/app/module/entry")
+    ]
+
+
+def test_declared_css_not_built(tmp_path):
+    module = {**MODULE, "css": "dist/app/host.css"}
+    assert judge(built(tmp_path, {}), module=module)[0] == [("NB1602", "package.json", "/neuralis/app/module/css")]
+    root = built(tmp_path, {"dist/app/host.css": "p{}"})
+    assert judge(root, module=module)[0] == []
+
+
+def test_missing_record(tmp_path):
+    problems, verdict = judge(built(tmp_path, {"dist/app/shared-imports.json": None}))
+    assert problems == [("NB1604", "dist/app/shared-imports.json", "")]
+    assert verdict.reason == "dist/app/host.js has no shared-imports.json beside it"
+
+
+def test_malformed_record(tmp_path):
+    root = built(tmp_path, {"dist/app/shared-imports.json": "{not json"})
+    assert judge(root)[0] == [("NB1605", "dist/app/shared-imports.json", "")]
+    root = built(tmp_path, {"dist/app/shared-imports.json": {**GOOD_RECORD, "reactMajor": "x"}})
+    assert judge(root)[0] == [("NB1605", "dist/app/shared-imports.json", "/reactMajor")]
+
+
+def test_other_host_api_version(tmp_path):
+    root = built(tmp_path, {"dist/app/shared-imports.json": {**GOOD_RECORD, "hostApiVersion": "0"}})
+    problems, verdict = judge(root)
+    assert problems == [("NB1606", "dist/app/shared-imports.json", "/hostApiVersion")]
+    assert verdict.reason == "built for host API 0, host is 1: rebuild with neuralis-build ui (npm run build:ui)"
+
+
+def test_other_react_major(tmp_path):
+    root = built(tmp_path, {"dist/app/shared-imports.json": {**GOOD_RECORD, "reactMajor": 18}})
+    problems, verdict = judge(root)
+    assert problems == [("NB1607", "dist/app/shared-imports.json", "/reactMajor")]
+    assert verdict.reason == "built against React 18, host provides React 19"
+
+
+def test_reads_react_with_no_major(tmp_path):
+    root = built(tmp_path, {"dist/app/shared-imports.json": {**GOOD_RECORD, "reactMajor": None}})
+    assert judge(root)[0] == [("NB1608", "dist/app/shared-imports.json", "/reactMajor")]
+    no_react = {"hostApiVersion": "1", "reactMajor": None, "sharedImports": ["@neuralis/client"]}
+    assert judge(built(tmp_path, {"dist/app/shared-imports.json": no_react}))[0] == []
+
+
+def test_unavailable_shared_import(tmp_path):
+    record = {**GOOD_RECORD, "sharedImports": ["@acme/maps/app/map", "react/jsx-runtime"]}
+    problems, verdict = judge(built(tmp_path, {"dist/app/shared-imports.json": record}))
+    assert problems == [("NB1609", "dist/app/shared-imports.json", "/sharedImports/0")]
+    assert verdict.reason == (
+        'the bundle reads "@acme/maps/app/map", which neither the host nor any loaded package provides'
+    )
+
+
+def test_no_install_export(tmp_path):
+    root = built(tmp_path, {"dist/app/host.js": "export { a as installer };\n"})
+    problems, verdict = judge(root)
+    assert problems == [("NB1610", "dist/app/host.js", "")]
+    assert verdict.reason == "dist/app/host.js exports no install<Name>HostComponents function"
+
+
+def test_every_problem_is_reported(tmp_path):
+    record = {"hostApiVersion": "0", "reactMajor": 18, "sharedImports": ["nope"]}
+    root = built(tmp_path, {"dist/app/host.js": "export {};", "dist/app/shared-imports.json": record})
+    assert [c for c, _, _ in judge(root)[0]] == ["NB1606", "NB1607", "NB1609", "NB1610"]
