@@ -56,7 +56,8 @@ class Plan:
         """The commands the author runs next, from the working directory."""
         here = cwd or Path.cwd()
         rel = os.path.relpath(self.target, here)
-        where = str(self.target) if rel.startswith("..") else rel
+        outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+        where = str(self.target) if outside else rel
         steps = [] if rel == "." else [f"cd {shlex.quote(where)}"]
         steps += list(self.template.build)
         steps += [f"neuralis-build check --trust {self.template.trust}", "neuralis-build pack"]
