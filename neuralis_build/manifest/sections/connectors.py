@@ -15,6 +15,7 @@ from typing import Any
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.engine import Section
+from neuralis_build.manifest.jsonschemas import schema_problem
 from neuralis_build.manifest.paths import path_problem, resolve_inside
 from neuralis_build.manifest.secretnames import secret_word
 from neuralis_build.manifest.shape import Anything, Arr, Bool, Checker, Field, JudgedStr, Obj, Str
@@ -160,16 +161,13 @@ def _is_object_schema(schema: dict[str, Any]) -> bool:
 
 
 def _config_schema(schema: dict[str, Any], pointer: str, c: Checker) -> None:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
+    problem = schema_problem(schema)
+    if problem is not None:
+        where, message = problem
         c.error(
             NB0808,
-            join(pointer, *exc.absolute_path),
-            f"configSchema is not valid JSON Schema (draft 2020-12): {exc.message}",
+            join(pointer, *where),
+            f"configSchema is not valid JSON Schema (draft 2020-12): {message}",
             "fix the schema; https://json-schema.org/draft/2020-12 lists the keywords",
         )
         return

@@ -12,6 +12,7 @@ from typing import Any
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.engine import Section
+from neuralis_build.manifest.jsonschemas import schema_problem
 from neuralis_build.manifest.sections.requires import FEATURE_GATE, FEATURE_ID
 from neuralis_build.manifest.sections.surfaces import declared
 from neuralis_build.manifest.shape import Arr, Checker, Field, JSONSchema, Obj, Shape, Str, type_error
@@ -77,16 +78,13 @@ class DataSchema(Shape):
     def check(self, value: Any, pointer: str, c: Checker) -> bool:
         if not isinstance(value, dict):
             return type_error(c, value, pointer, "an object (a JSON Schema)")
-        from jsonschema import Draft202012Validator
-        from jsonschema.exceptions import SchemaError
-
-        try:
-            Draft202012Validator.check_schema(value)
-        except SchemaError as exc:
+        problem = schema_problem(value)
+        if problem is not None:
+            where, message = problem
             c.error(
                 NB0707,
-                join(pointer, *exc.path),
-                f"dataSchema is not a valid JSON Schema: {exc.message}",
+                join(pointer, *where),
+                f"dataSchema is not a valid JSON Schema: {message}",
                 "fix the schema (draft 2020-12); the platform validates every published event's data against it",
             )
             return False
@@ -98,10 +96,10 @@ class DataSchema(Shape):
                 "data holds ids and fixed codes as named properties",
             )
             return False
-        problems = _data_key_problems(value.get("properties", {}))
-        for path, problem in problems:
-            c.error(NB0709, join(pointer, "properties", *path), problem, "the notification row reads this key")
-        return not problems
+        key_problems = _data_key_problems(value.get("properties", {}))
+        for path, text in key_problems:
+            c.error(NB0709, join(pointer, "properties", *path), text, "the notification row reads this key")
+        return not key_problems
 
     def schema(self) -> JSONSchema:
         return self._with_description({"type": "object"})
