@@ -1,0 +1,161 @@
+"""Why a package must not be packed: one list of located diagnostics, shared by ``pack`` and ``image``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from neuralis_build.diagnostics import Diagnostic, code, has_errors
+from neuralis_build.errors import DiagnosedError
+from neuralis_build.hostprofile import HostProfile
+from neuralis_build.pack.coverage import NB1706, files_entry_diagnostics, output_diagnostics
+from neuralis_build.pack.exports import exports_diagnostics
+from neuralis_build.pack.fields import files_diagnostics, identity_diagnostics, js_truthy
+from neuralis_build.pack.packlist import packlist_exact
+from neuralis_build.pack.tarball import PackResult
+from neuralis_build.package import MANIFEST, Package
+from neuralis_build.trust import Trust
+
+NB1709 = code("NB1709", "bundled-dependencies", "bundleDependencies are not packed by neuralis-build pack")
+NB1710 = code("NB1710", "workspaces-root", "a workspace root is not packed by neuralis-build pack")
+NB1711 = code("NB1711", "scripts-not-run", "pack does not run the lifecycle scripts npm pack would run")
+NB1712 = code(
+    "NB1712", "decompression-ratio", "the tarball unpacks to over 1000 times its size; npm refuses to read it"
+)
+
+LIFECYCLE = ("prepack", "prepare", "postpack")
+MAX_RATIO = 1000
+
+
+def _bundled(manifest: dict[str, Any]) -> tuple[str, list[str]]:
+    """The bundled dependency names as npm normalises them (``true`` means every dependency)."""
+    key = "bundleDependencies" if "bundleDependencies" in manifest else "bundledDependencies"
+    value = manifest.get(key)
+    deps = manifest.get("dependencies")
+    if value is True:
+        return key, list(deps) if isinstance(deps, dict) else []
+    if isinstance(value, dict):
+        return key, list(value)
+    if isinstance(value, list):
+        return key, [v for v in value if isinstance(v, str)]
+    return key, []
+
+
+def shape_diagnostics(package: Package) -> list[Diagnostic]:
+    """What stops npm's file list from being computed or reproduced (name, version, files, bundles, workspaces)."""
+    manifest = package.manifest
+    found = identity_diagnostics(manifest) + files_diagnostics(manifest)
+    key, bundled = _bundled(manifest)
+    installed = [name for name in bundled if (package.root / "node_modules" / name).is_dir()]
+    if installed:
+        found.append(
+            Diagnostic(
+                "error",
+                NB1709.id,
+                MANIFEST,
+                f"/{key}",
+                f"{key} would pack node_modules/{installed[0]} into the tarball; neuralis-build pack does not "
+                "bundle dependencies",
+                'list them in "dependencies" so the installer fetches them, or pack with npm pack',
+            )
+        )
+    if js_truthy(manifest.get("workspaces")) and manifest.get("workspaces") not in ([], {}):
+        found.append(
+            Diagnostic(
+                "error",
+                NB1710.id,
+                MANIFEST,
+                "/workspaces",
+                "this is a workspace root; npm packs it with rules that differ (it reads nested package.json "
+                "files as ignore files) and neuralis-build pack does not reproduce them",
+                "pack each workspace package from its own folder",
+            )
+        )
+    return found
+
+
+def script_diagnostics(manifest: dict[str, Any]) -> list[Diagnostic]:
+    """npm pack runs prepack, prepare and postpack; pack packs the folder as it is and says what it skipped."""
+    scripts = manifest.get("scripts")
+    if not isinstance(scripts, dict):
+        return []
+    return [
+        Diagnostic(
+            "warning",
+            NB1711.id,
+            MANIFEST,
+            f"/scripts/{name}",
+            f'the "{name}" script was not run: neuralis-build pack packs the folder as it is (like npm pack '
+            "--ignore-scripts)",
+            f"run npm run {name} before packing if the tarball needs what it produces",
+        )
+        for name in LIFECYCLE
+        if isinstance(scripts.get(name), str)
+    ]
+
+
+def pack_refusals(
+    package: Package, files: list[str], trust: Trust, host: HostProfile | None = None
+) -> list[Diagnostic]:
+    """Every reason to refuse packing ``files`` (npm's list for the package), warnings included."""
+    from neuralis_build.check import check_package
+
+    found = list(check_package(package, trust, host).diagnostics)
+    # check already names an output that was never built (NB16xx) at the same pointer: say it once
+    judged = {d.pointer for d in found if d.severity == "error"}
+    found += files_entry_diagnostics(package, files)
+    found += [d for d in output_diagnostics(package, files) if not (d.code == NB1706.id and d.pointer in judged)]
+    found += exports_diagnostics(package.manifest, files)
+    found += script_diagnostics(package.manifest)
+    return _in_file_order([package.locate(d) for d in found])
+
+
+def _in_file_order(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """package.json findings by line and column first (as check orders them), then other files."""
+    return sorted(diagnostics, key=lambda d: (d.file != MANIFEST, d.file, d.line or 0, d.column or 0, d.pointer))
+
+
+@dataclass(frozen=True)
+class Prepack:
+    """npm's file list for a package and every diagnostic about packing it."""
+
+    files: list[str]
+    exact_order: bool
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+
+def prepare_pack(package: Package, trust: Trust, host: HostProfile | None = None) -> Prepack:
+    """List the package as npm would and judge it; a list that cannot be computed comes back empty."""
+    shape = [package.locate(d) for d in shape_diagnostics(package)]
+    if has_errors(shape):
+        from neuralis_build.check import check_package
+
+        return Prepack([], False, shape + list(check_package(package, trust, host).diagnostics))
+    try:
+        files, exact = packlist_exact(package.root, package.manifest)
+    except DiagnosedError as exc:
+        return Prepack([], False, shape + exc.diagnostics)
+    return Prepack(files, exact, _in_file_order(shape + pack_refusals(package, files, trust, host)))
+
+
+def tarball_diagnostics(result: PackResult) -> list[Diagnostic]:
+    """npm's tar reader aborts past a 1000:1 ratio (tar 7.5.22), so neither npm nor installs could read it."""
+    ratio = result.tar_size / result.size if result.size else 0.0
+    if ratio <= MAX_RATIO:
+        return list(result.notes)
+    return [
+        *result.notes,
+        Diagnostic(
+            "error",
+            NB1712.id,
+            MANIFEST,
+            "",
+            f"the tarball unpacks to {ratio:.0f} times its size; npm's tar reader aborts past {MAX_RATIO} "
+            "(TAR_ABORT max decompression ratio exceeded), so it cannot be installed",
+            "leave the large, highly compressible files (zero-filled data, logs) out of the package",
+        ),
+    ]

@@ -1,0 +1,275 @@
+"""npm's file walk: ignore-walk 8 with npm-packlist 10's rule sets, one walker per directory, synchronously.
+
+Each directory judges an entry first through its parent's rules (as ``<dir>/<entry>``), then through its
+own rule sets in order: npm's defaults, the root package.json's ``files`` (root only), ``.npmignore``,
+``.gitignore``, and the strict set (always-included and never-included files). The last matching rule
+wins; a negated rule re-includes. This is a faithful port: the quirks it reproduces are on purpose.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import posixpath
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from neuralis_build.pack import nodepath
+from neuralis_build.pack.minimatch import Minimatch, has_dot_segment
+
+DEFAULT = "<npm defaults>"
+STRICT = "<npm strict rules>"
+PACKAGE = "package.json"
+IGNORE_FILES = (".npmignore", ".gitignore")
+
+DEFAULT_RULES = (
+    ".npmignore",
+    ".gitignore",
+    "**/.git",
+    "**/.svn",
+    "**/.hg",
+    "**/CVS",
+    "**/.git/**",
+    "**/.svn/**",
+    "**/.hg/**",
+    "**/CVS/**",
+    "/.lock-wscript",
+    "/.wafpickle-*",
+    "/build/config.gypi",
+    "npm-debug.log",
+    "**/.npmrc",
+    ".*.swp",
+    ".DS_Store",
+    "**/.DS_Store/**",
+    "._*",
+    "**/._*/**",
+    "*.orig",
+    "/archived-packages/**",
+)
+STRICT_DEFAULTS = ("/.git",)
+
+# JavaScript's String.prototype.trim set (WhiteSpace and LineTerminator), which differs from str.strip().
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+_JS_SPACE += "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+_RULE_CACHE: dict[str, Minimatch] = {}
+_SET_CACHE: dict[str, RuleSet] = {}
+
+
+class Combined(NamedTuple):
+    whole: re.Pattern[str] | None
+    base: re.Pattern[str] | None
+    slow: list[Minimatch]
+    rules: list[Minimatch]
+
+
+def _combined(rules: list[Minimatch]) -> Combined:
+    """``rule.match('/' + e) || rule.match(e)`` for any of ``rules`` as two regexes: one over the path
+    (tested on ``'/' + e``, the leading slash optional) and one over its last non-empty segment
+    (matchBase); plus the rules they cannot answer for, matched segment by segment."""
+    whole = "|".join(r.whole_source for r in rules if r.whole_source)
+    base = "|".join(r.base_source for r in rules if r.base_source)
+    slow = [r for r in rules if r.needs_segments]
+    if base and re.fullmatch(base, "", re.IGNORECASE) is not None:
+        # a basename pattern that matches "" would need minimatch's own choice of segment
+        slow += [r for r in rules if r.base_source and r not in slow]
+        base = ""
+    return Combined(
+        re.compile(f"/?(?:{whole})", re.IGNORECASE) if whole else None,
+        re.compile(base, re.IGNORECASE) if base else None,
+        slow,
+        rules,
+    )
+
+
+def _basename(path: str) -> str:
+    tail = path.rstrip("/")
+    return tail[tail.rfind("/") + 1 :]
+
+
+class Run:
+    """Consecutive rules with the same negation: in order, the first hit flips the verdict, so the run
+    answers as one ("does any rule hit?"), with combined regexes where minimatch allows."""
+
+    __slots__ = ("combined", "negate", "relative", "relative_combined", "rules")
+
+    def __init__(self, negate: bool, rules: list[Minimatch]) -> None:
+        self.negate = negate
+        self.rules = rules
+        self.combined = _combined(rules)
+        self.relative = [r for r in rules if _relative_rule(r)]
+        self.relative_combined = _combined(self.relative)
+
+    def hit(self, slash_entry: str, entry: str) -> bool:
+        """``rule.match('/' + entry) || rule.match(entry)`` for any rule of the run."""
+        return _hit(self.combined, slash_entry, entry)
+
+    def hit_partial(self, slash_entry: str, entry: str, base: str | None) -> bool:
+        """ignore-walk's test for an entry that may be a folder (see ``filterEntry``), for any rule."""
+        if self.hit(slash_entry, entry) or self.hit(slash_entry + "/", entry + "/"):
+            return True
+        if self.negate and any(r.match(slash_entry, True) or r.match(entry, True) for r in self.rules):
+            return True
+        if not base or not self.relative:
+            return False
+        slash_base = f"/{base}/"
+        if _hit(self.relative_combined, slash_base, slash_base[1:]):
+            return True
+        return self.negate and any(r.match("/" + base, True) or r.match(base, True) for r in self.relative)
+
+
+def _hit(combined: Combined, slash_entry: str, entry: str) -> bool:
+    whole, base, slow, rules = combined
+    if has_dot_segment(entry):  # never from a directory listing; answered rule by rule, exactly
+        return any(r.match(slash_entry) or r.match(entry) for r in rules)
+    if whole is not None and whole.fullmatch(slash_entry):
+        return True
+    if base is not None and base.fullmatch(_basename(entry)):
+        return True
+    return any(r.match(slash_entry) or r.match(entry) for r in slow) if slow else False
+
+
+class RuleSet:
+    """The rules of one ignore file (or npm's synthetic sets), in order, and their runs."""
+
+    __slots__ = ("rules", "runs")
+
+    def __init__(self, rules: list[Minimatch]) -> None:
+        self.rules = rules
+        self.runs = [Run(negate, list(group)) for negate, group in itertools.groupby(rules, lambda r: r.negate)]
+
+
+def parse_rules(text: str) -> RuleSet:
+    """ignore-walk's reading of an ignore file: one trimmed minimatch rule per non-comment line."""
+    cached = _SET_CACHE.get(text)
+    if cached is not None:
+        return cached
+    rules = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        rule = line.strip(_JS_SPACE)
+        if not rule or rule.startswith("#"):
+            continue
+        mm = _RULE_CACHE.get(rule)
+        if mm is None:
+            mm = _RULE_CACHE[rule] = Minimatch(rule)
+        rules.append(mm)
+    result = _SET_CACHE[text] = RuleSet(rules)
+    return result
+
+
+def _relative_rule(rule: Minimatch) -> bool:
+    return any(len(part) <= (1 if part[-1] else 2) for part in rule.glob_parts)
+
+
+class WalkError(Exception):
+    """A file the walk cannot read (a name that is not UTF-8, an ignore file that is a folder): npm fails too."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass
+class Walker:
+    """One directory of the walk; ``rules`` maps each rule set to its rules (None when discarded)."""
+
+    path: str
+    rel: str
+    ignore_files: Sequence[str]
+    parent: Walker | None = None
+    exact: bool = False
+    required: list[str] = field(default_factory=list)
+    on_package: Callable[[Walker], None] | None = None
+    rules: dict[str, RuleSet | None] = field(default_factory=dict)
+    _runs: list[Run] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.basename = posixpath.basename(self.path)
+        self.rules[DEFAULT] = parse_rules("\n".join(DEFAULT_RULES))
+        if self.on_package is None:
+            self.rules[STRICT] = parse_rules("\n".join([*STRICT_DEFAULTS, *(f"!{f}" for f in self.required)]))
+
+    def runs(self) -> list[Run]:
+        """Every run of every rule set in order; fixed once the folder's ignore files are read."""
+        if self._runs is None:
+            self._runs = [run for name in self.ignore_files if (rs := self.rules.get(name)) for run in rs.runs]
+        return self._runs
+
+    def filter_entry(self, entry: str, partial: bool = False, entry_basename: str | None = None) -> bool:
+        """Whether ``entry`` (a path below this directory) is included, as ignore-walk decides it."""
+        included = True
+        if self.parent is not None:
+            included = self.parent.filter_entry(f"{self.basename}/{entry}", partial, entry_basename or entry)
+            if not included and not self.exact:
+                return False
+        slash_entry = "/" + entry
+        for run in self.runs():
+            if run.negate == included:
+                continue
+            if run.hit_partial(slash_entry, entry, entry_basename) if partial else run.hit(slash_entry, entry):
+                included = run.negate
+        return included
+
+    def walk(self, result: set[str]) -> None:
+        """Add every included regular file below this directory to ``result`` (paths relative to the root)."""
+        with os.scandir(self.path) as it:
+            entries = list(it)
+        names = {e.name for e in entries}
+        for name in self.ignore_files:
+            if name in names and name not in (DEFAULT, STRICT):
+                if name == PACKAGE and self.on_package is not None:
+                    self.on_package(self)
+                elif name != PACKAGE:
+                    self.rules[name] = parse_rules(_read_text(os.path.join(self.path, name), self.rel, name))
+        if self.rules.get(PACKAGE) is not None:
+            self.rules[".npmignore"] = self.rules[".gitignore"] = None
+        elif self.rules.get(".npmignore") is not None:
+            self.rules[".gitignore"] = None
+        for entry in entries:
+            name = entry.name
+            if "*" in name or entry.is_symlink():
+                continue  # npm drops both whatever the rules say
+            rel = f"{self.rel}/{name}" if self.rel else name
+            if not _utf8(name):  # npm stats what passes the rules and fails on a name it cannot encode
+                if self.filter_entry(name) or self.filter_entry(name, True):
+                    shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                    raise WalkError(shown, "the name is not UTF-8")
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                # a folder is walked when it may hold included files (a partial match)
+                if self.filter_entry(name, True):
+                    exact = self.filter_entry(name) or self.filter_entry(name + "/")
+                    self.child(entry.path, rel, exact).walk(result)
+            elif entry.is_file(follow_symlinks=False) and self.filter_entry(name):
+                result.add(rel)
+
+    def child(self, path: str, rel: str, exact: bool) -> Walker:
+        name = posixpath.basename(path)
+        required = [nodepath.relative(name, f) for f in self.required if nodepath.relative(f, name) == ".."]
+        return Walker(
+            path=path,
+            rel=rel,
+            ignore_files=(DEFAULT, *IGNORE_FILES, STRICT),
+            parent=self,
+            exact=exact,
+            required=required,
+        )
+
+
+def _read_text(path: str, rel: str, name: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise WalkError(f"{rel}/{name}" if rel else name, exc.strerror or "cannot be read") from None
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -1,0 +1,119 @@
+"""Helpers for the packing tests: file trees with symlinks and modes, real npm pack, tar entry listings."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@dataclass(frozen=True)
+class Link:
+    """A symlink to ``target`` (relative to the link's folder)."""
+
+    target: str
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A file with ``content`` and the permission bits ``mode``."""
+
+    content: str
+    mode: int
+
+
+EMPTY_DIR = object()
+
+
+def write_tree(root: Path, tree: Mapping[str, Any]) -> Path:
+    """Write ``tree``: str/bytes files, dict → JSON for *.json, Link, Mode, EMPTY_DIR."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, content in tree.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if content is EMPTY_DIR:
+            path.mkdir(exist_ok=True)
+        elif isinstance(content, Link):
+            os.symlink(content.target, path)
+        elif isinstance(content, Mode):
+            path.write_text(content.content, encoding="utf-8")
+            path.chmod(content.mode)
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        elif isinstance(content, dict):
+            path.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+        else:
+            raise TypeError(f"{name}: unsupported content {type(content).__name__}")
+    return root
+
+
+def pkg_json(**fields: Any) -> dict[str, Any]:
+    """A package.json for packing tests (no neuralis block unless given)."""
+    return {"name": "sample", "version": "1.0.0", **fields}
+
+
+@dataclass(frozen=True)
+class NpmPack:
+    tgz: bytes
+    info: dict[str, Any]
+
+
+def npm_pack(root: Path, dest: Path) -> NpmPack:
+    """Run the real ``npm pack --json --ignore-scripts`` and read back the tarball it wrote."""
+    dest.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["npm", "pack", "--json", "--ignore-scripts", "--pack-destination", str(dest)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "npm_config_update_notifier": "false", "npm_config_loglevel": "error"},
+    )
+    info = json.loads(done.stdout)[0]
+    return NpmPack((dest / info["filename"]).read_bytes(), info)
+
+
+def tar_listing(tgz: bytes) -> list[tuple[str, str, int, int, int, str, str, bytes]]:
+    """Every entry: (name, type, mode, size, mtime, uname, gname, content)."""
+    out = []
+    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(tgz)), mode="r:") as tar:
+        for member in tar.getmembers():
+            data = tar.extractfile(member).read() if member.isfile() else b""  # type: ignore[union-attr]
+            out.append(
+                (
+                    member.name,
+                    member.type.decode(),
+                    member.mode,
+                    member.size,
+                    int(member.mtime),
+                    member.uname,
+                    member.gname,
+                    data,
+                )
+            )
+    return out
+
+
+def npm_available() -> bool:
+    return shutil.which("npm") is not None and shutil.which("node") is not None
+
+
+needs_npm = pytest.mark.skipif(not npm_available() and not os.environ.get("CI"), reason="npm and node are needed")
+
+
+def npm_modules() -> Path:
+    """npm's own node_modules (where its bundled minimatch lives)."""
+    npm = Path(shutil.which("npm") or "npm").resolve()
+    return npm.parent.parent / "node_modules"
