@@ -60,7 +60,8 @@ class Plan:
         where = str(self.target) if outside else rel
         steps = [] if rel == "." else [f"cd {shlex.quote(where)}"]
         steps += list(self.template.build)
-        steps += [f"neuralis-build check --trust {self.template.trust}", "neuralis-build pack"]
+        trust = self.template.trust
+        steps += [f"neuralis-build check --trust {trust}", f"neuralis-build pack --trust {trust}"]
         return steps
 
 

@@ -77,7 +77,7 @@ def test_a_new_package_builds_checks_packs_and_installs(template: str, tmp_path:
     if not _has_command("pack"):
         pytest.skip("neuralis-build pack is not in this toolchain yet (the pack branch has not landed on main)")
     out = tmp_path / "out"
-    _run([str(BIN / "neuralis-build"), "pack", str(pkg), "--out", str(out)], tmp_path)
+    _run([str(BIN / "neuralis-build"), "pack", str(pkg), "--out", str(out), "--trust", spec.trust], tmp_path)
     tarball = out / f"e2e-{template}-0.1.0.tgz"
     assert sorted(p.name for p in out.iterdir()) == [tarball.name]
 

@@ -26,7 +26,7 @@ def test_creates_the_package_and_prints_the_next_steps(new: NewRunner, tmp_path:
         "  npm install",
         "  npm run build",
         "  neuralis-build check --trust first-party",
-        "  neuralis-build pack",
+        "  neuralis-build pack --trust first-party",
     ]
     assert (tmp_path / "reports/src/app/host.tsx").is_file()
 

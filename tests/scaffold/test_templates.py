@@ -80,7 +80,7 @@ def test_every_rendered_file_is_complete(template: str, name: str, tmp_path: Pat
     assert manifest["neuralis"]["id"] == name
     readme = next(f.content.decode() for f in result.files if f.path == "README.md")
     assert f"neuralis-build check --trust {result.template.trust}" in readme
-    assert "neuralis-build pack" in readme
+    assert f"neuralis-build pack --trust {result.template.trust}" in readme
 
 
 def test_minimal_is_the_spec_minimal_manifest(tmp_path: Path) -> None:
