@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from neuralis_build import __version__
-from neuralis_build.cli import common
+from neuralis_build.cli import common, new_cmd
 
 app = typer.Typer(
     name="neuralis",
@@ -29,6 +29,9 @@ def _main(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show tracebacks of internal errors."),
 ) -> None:
     common.VERBOSE = verbose
+
+
+new_cmd.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -132,10 +132,18 @@ def test_title_and_nav_data_keys(check_block):
     assert check_block(events(event(dataSchema={"type": "object", "properties": props})), files=SOURCE) == []
 
 
+def test_string_const_and_enum_count_as_strings(check_block):
+    nav = {**NAV, "properties": {"widgetType": {"const": "acme_board"}}}
+    props = {"title": {"enum": ["Nightly", "Weekly"]}, "nav": nav}
+    assert check_block(events(event(dataSchema={"type": "object", "properties": props})), files=SOURCE) == []
+
+
 @pytest.mark.parametrize(
     ("props", "pointer"),
     [
         ({"title": {"type": "integer"}}, "/title"),
+        ({"title": {"const": 3}}, "/title"),
+        ({"title": {"enum": ["a", 1]}}, "/title"),
         ({"title": {}}, "/title"),
         ({"nav": {"type": "string"}}, "/nav"),
         ({"nav": {**NAV, "required": []}}, "/nav"),

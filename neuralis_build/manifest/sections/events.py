@@ -38,7 +38,17 @@ _PTR = "/neuralis/events"
 
 
 def _schema_type(schema: Any) -> Any:
-    return schema.get("type") if isinstance(schema, dict) else None
+    """The JSON type a (sub)schema admits: its "type", or "string" for a string const or string enum."""
+    if not isinstance(schema, dict):
+        return None
+    if "type" in schema:
+        return schema["type"]
+    if isinstance(schema.get("const"), str):
+        return "string"
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum):
+        return "string"
+    return None
 
 
 def _data_key_problems(properties: dict[str, Any]) -> list[tuple[list[str], str]]:

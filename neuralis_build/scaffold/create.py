@@ -1,0 +1,149 @@
+"""`neuralis new` as a library: check the answers, render the template, plan the write, then write."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from neuralis_build import __version__
+from neuralis_build.hostprofile import default_host_profile
+from neuralis_build.npmname import tarball_stem
+from neuralis_build.scaffold.names import Names, bare_name, check_name, title_case
+from neuralis_build.scaffold.render import PlannedFile, render_template, scaffold_record
+from neuralis_build.scaffold.templates import Template, get_template
+from neuralis_build.scaffold.writer import WritePlan, plan_write, write_plan
+
+DEFAULT_TEMPLATE = "minimal"
+INITIAL_VERSION = "0.1.0"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the author asked for; ``None`` means "use the default"."""
+
+    name: str
+    template: str = DEFAULT_TEMPLATE
+    directory: Path | None = None
+    id: str | None = None
+    description: str | None = None
+    force: bool = False
+    templates_root: Path | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A scaffold ready to write: the template, the names, the files and where they go."""
+
+    template: Template
+    names: Names
+    description: str
+    write: WritePlan
+    warnings: tuple[str, ...]
+
+    @property
+    def target(self) -> Path:
+        return self.write.target
+
+    @property
+    def files(self) -> tuple[PlannedFile, ...]:
+        return self.write.files
+
+    def next_steps(self, cwd: Path | None = None) -> list[str]:
+        """The commands the author runs next, from the working directory."""
+        here = cwd or Path.cwd()
+        rel = os.path.relpath(self.target, here)
+        outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+        where = str(self.target) if outside else rel
+        steps = [] if rel == "." else [f"cd {shlex.quote(where)}"]
+        steps += list(self.template.build)
+        trust = self.template.trust
+        steps += [f"neuralis-build check --trust {trust}", f"neuralis-build pack --trust {trust}"]
+        return steps
+
+
+def default_directory(name: str) -> Path:
+    """Where a package goes when no --dir is given: the unscoped name under the working directory."""
+    return Path(bare_name(name))
+
+
+def default_description(template: Template, name: str) -> str:
+    """The template's one-line description of a package called ``name``."""
+    return template.description.format(title=title_case(name))
+
+
+def clean_description(text: str) -> str:
+    """One line of text: runs of whitespace (newlines included) become single spaces."""
+    return " ".join(text.split())
+
+
+def context(template: Template, names: Names, description: str) -> dict[str, Any]:
+    """The values a template may use (StrictUndefined makes any other name an error)."""
+    return {
+        **{k: getattr(names, k) for k in names.__dataclass_fields__},
+        "description": description,
+        "version": INITIAL_VERSION,
+        "tarball": tarball_stem(names.name, INITIAL_VERSION) + ".tgz",
+        "template": template.name,
+        "trust": template.trust,
+        "toolchain_version": __version__,
+        "react_major": default_host_profile().react_major,
+        "build_steps": list(template.build),
+    }
+
+
+def plan(request: Request) -> Plan:
+    """Check every answer and render everything in memory; raises before anything is written."""
+    check_name(request.name)
+    warnings: list[str] = []
+    package_id = request.name if request.id is None else request.id
+    if request.id is not None:
+        check_name(request.id, what="package id", flag="--id")
+        if request.id != request.name:
+            warnings.append(
+                f'the id "{request.id}" differs from the npm name "{request.name}": the host installs and '
+                "resolves a package by its npm name, so neuralis-build check will warn (NB0111)"
+            )
+    template = get_template(request.template, request.templates_root)
+    description = clean_description(request.description or "") or default_description(template, request.name)
+    names = Names.derive(request.name, package_id)
+    files: Sequence[PlannedFile] = render_template(template, context(template, names, description))
+    answers = {"name": names.name, "id": names.id, "description": description}
+    files = sorted([*files, scaffold_record(template, __version__, answers)], key=lambda f: f.path)
+    target = request.directory if request.directory is not None else default_directory(request.name)
+    return Plan(template, names, description, plan_write(target, files, force=request.force), tuple(warnings))
+
+
+def create(plan: Plan) -> None:
+    """Write a planned scaffold atomically."""
+    write_plan(plan.write)
+
+
+def tree_lines(root_label: str, paths: Sequence[str], marks: dict[str, str] | None = None) -> list[str]:
+    """``paths`` drawn as a tree under ``root_label`` (what --dry-run prints), folders before files."""
+    marks = marks or {}
+    tree: dict[str, Any] = {}
+    for path in paths:
+        node = tree
+        parts = path.split("/")
+        for part in parts[:-1]:
+            node = node.setdefault(part + "/", {})
+        node[parts[-1]] = None
+
+    lines = [root_label]
+
+    def walk(node: dict[str, Any], prefix: str, at: str) -> None:
+        keys = sorted(node, key=lambda k: (node[k] is None, k))
+        for i, key in enumerate(keys):
+            last = i == len(keys) - 1
+            full = at + key
+            mark = f"  ({marks[full]})" if full in marks else ""
+            lines.append(f"{prefix}{'└── ' if last else '├── '}{key}{mark}")
+            if node[key] is not None:
+                walk(node[key], prefix + ("    " if last else "│   "), full)
+
+    walk(tree, "", "")
+    return lines

@@ -1,0 +1,57 @@
+"""Helpers for the scaffold tests: run `neuralis` in-process and read back the folder it wrote."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from neuralis_build.cli.new import main
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+NewRunner = Callable[..., Run]
+
+
+@pytest.fixture
+def new(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> NewRunner:
+    """Run ``neuralis <args>`` in-process from ``tmp_path``; return the exit code and both outputs."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str) -> Run:
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (relative POSIX path → bytes), ``.git`` left out."""
+    files = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            path = Path(dirpath, name)
+            files[path.relative_to(root).as_posix()] = path.read_bytes()
+    return dict(sorted(files.items()))
+
+
+def listing(root: Path) -> list[str]:
+    """Every file and folder under ``root``, folders with a trailing slash (to see stray folders too)."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = Path(dirpath).relative_to(root)
+        found += [(rel / d).as_posix() + "/" for d in dirnames]
+        found += [(rel / f).as_posix() for f in filenames]
+    return sorted(found)

@@ -1,0 +1,75 @@
+"""The templates really ship: build the wheel, install it in a fresh virtualenv, scaffold from it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from neuralis_build import __version__
+from neuralis_build.scaffold.create import Request, create, plan
+
+from ..conftest import REPO
+from .conftest import read_tree
+
+pytestmark = pytest.mark.e2e
+
+TEMPLATES = ["minimal", "tools", "widget", "ui-module", "full"]
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"{args} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def test_the_installed_wheel_scaffolds_every_template(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(REPO)], tmp_path)
+    wheel = dist / f"neuralis_build-{__version__}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = {n for n in archive.namelist() if n.startswith("neuralis_build/_templates/")}
+    assert {f"neuralis_build/_templates/{t}/template.toml" for t in TEMPLATES} <= shipped
+
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)], tmp_path)
+    _run(
+        [str(venv / "bin/python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
+        tmp_path,
+    )
+
+    where = _run(
+        [
+            str(venv / "bin/python"),
+            "-c",
+            "from neuralis_build.scaffold.templates import templates_root; print(templates_root())",
+        ],
+        tmp_path,
+    ).stdout.strip()
+    assert Path(where).is_relative_to(venv) and Path(where).name == "_templates"
+
+    listed = _run([str(venv / "bin/neuralis"), "new", "--list"], tmp_path).stdout
+    assert [line.split()[0] for line in listed.splitlines()] == TEMPLATES
+
+    for template in TEMPLATES:
+        _run(
+            [
+                str(venv / "bin/neuralis"),
+                "new",
+                "@acme/reports",
+                "-t",
+                template,
+                "--dir",
+                f"wheel-{template}",
+                "--no-input",
+            ],
+            tmp_path,
+        )
+        # The checkout's templates, rendered by this process: the wheel must give the very same bytes.
+        create(plan(Request(name="@acme/reports", template=template, directory=tmp_path / f"repo-{template}")))
+        assert read_tree(tmp_path / f"wheel-{template}") == read_tree(tmp_path / f"repo-{template}")
