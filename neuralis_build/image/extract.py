@@ -27,6 +27,8 @@ NB1807 = code("NB1807", "archive-corrupt", "a tarball is not a readable gzip-com
 NB1808 = code("NB1808", "archive-no-manifest", "a tarball has no package/package.json")
 
 PREFIX = "package/"
+_DATA_FILTER = getattr(tarfile, "data_filter", None)
+_FILTER_ERROR: type[Exception] | tuple[()] = getattr(tarfile, "FilterError", ())
 MiB = 1024 * 1024
 
 
@@ -182,8 +184,9 @@ def read_tarball(data: bytes, limits: Limits | None = None) -> list[Entry]:
                     f"the entry {member.name!r} is {what}; a package installs regular files only",
                     "pack the package with npm pack or neuralis-build pack, which write regular files only",
                 )
-            # Python's own extraction policy, as a second opinion on the rules above.
-            tarfile.data_filter(member, "/nonexistent-extraction-root")
+            # Python's own extraction policy (PEP 706, Python 3.11.4+), as a second opinion on the rules above.
+            if _DATA_FILTER is not None:
+                _DATA_FILTER(member, "/nonexistent-extraction-root")
             if member.isdir():
                 if rel and rel in files:
                     raise ArchiveRefused(NB1805, f"{member.name!r} is both a file and a folder", "")
@@ -232,7 +235,7 @@ def read_tarball(data: bytes, limits: Limits | None = None) -> list[Entry]:
                 raise ArchiveRefused(
                     NB1807, "the tar stream has data after its last readable entry", "re-create the tarball"
                 )
-    except tarfile.FilterError as exc:
+    except _FILTER_ERROR as exc:
         raise ArchiveRefused(NB1803, f"the entry is unsafe to extract: {exc}", "") from None
     except (tarfile.TarError, EOFError) as exc:
         raise ArchiveRefused(NB1807, f"the tar stream is unreadable ({exc})", "re-create the tarball") from None

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from neuralis_build.diagnostics import Diagnostic, has_errors
+from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.contests import ToolContest
 from neuralis_build.image.judge import ModuleVerdict
@@ -83,7 +83,3 @@ class ImageResult:
 
     def render(self) -> str:
         return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
-
-
-def own_refusal(diagnostics: list[Diagnostic]) -> bool:
-    return has_errors(diagnostics)
