@@ -37,9 +37,14 @@ def make_corpus(dest: Path, count: int) -> list[Path]:
         root = dest / f"pkg{i:04d}"
         shutil.copytree(src, root, ignore=shutil.ignore_patterns("node_modules"))
         data = json.loads((root / "package.json").read_text("utf-8"))
-        data["name"] = f"{data['name']}-{i}"
-        if isinstance(data.get("neuralis"), dict) and "id" in data["neuralis"]:
-            data["neuralis"]["id"] = data["name"]
+        old, data["name"] = data["name"], f"{data['name']}-{i}"
+        block = data.get("neuralis")
+        if isinstance(block, dict):
+            if "id" in block:
+                block["id"] = data["name"]
+            module = block.get("app", {}).get("module", {})
+            if "provides" in module:  # published ids are subpaths of the package's own name
+                module["provides"] = [p.replace(old, data["name"], 1) for p in module["provides"]]
         (root / "package.json").write_text(json.dumps(data, indent=2), "utf-8")
         roots.append(root)
     return roots
