@@ -48,6 +48,7 @@ def build_image(
     cache = Cache(out)
     staging = out / install.STAGING
     shutil.rmtree(staging, ignore_errors=True)
+    install.sweep_aside(out)  # what a build killed in the middle of a swap left behind
     works = [
         Work(p, PackageOutcome(source=p.source, install_class=p.install_class, trust=p.trust)) for p in spec.packages
     ]

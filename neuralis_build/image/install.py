@@ -62,6 +62,20 @@ def commit(staged: Path, out: Path, name: str) -> Path:
     return target
 
 
+def sweep_aside(out: Path) -> None:
+    """Delete the ``.<name>.old-<pid>`` folders an interrupted :func:`commit` left in ``out/node_modules``."""
+    modules = out / NODE_MODULES
+    if not modules.is_dir():
+        return
+    folders = [modules, *(p for p in modules.iterdir() if p.name.startswith("@") and p.is_dir())]
+    for folder in folders:
+        for leftover in folder.glob(".*.old-*"):
+            if leftover.is_dir() and not leftover.is_symlink():
+                shutil.rmtree(leftover)
+            else:
+                leftover.unlink()
+
+
 def remove(out: Path, name: str) -> None:
     """Take a package out of the image (it was refused or is no longer listed)."""
     target = package_dir(out, name)

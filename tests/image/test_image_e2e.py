@@ -312,6 +312,20 @@ def test_a_package_no_longer_listed_leaves_the_image(tmp_path: Path, run_image: 
     assert installed(run_image(spec_text({"source": "tgz/a.tgz"}))) == ["acme-a"]
 
 
+def test_a_swap_interrupted_by_a_kill_is_swept_on_the_next_build(tmp_path: Path, run_image: RunImage) -> None:
+    t = tmp_path / "tgz"
+    write_tgz(t, "a.tgz", package_tgz(manifest(name="acme-a")))
+    write_tgz(t, "b.tgz", package_tgz(manifest(name="@acme/b")))
+    first = run_image(spec_text({"source": "tgz/a.tgz"}, {"source": "tgz/b.tgz"}))
+    modules = first.image / "node_modules"
+    # what commit() leaves when the process dies between its two renames
+    shutil.copytree(modules / "acme-a", modules / ".acme-a.old-4242")
+    shutil.copytree(modules / "@acme/b", modules / "@acme/.b.old-4243")
+    run_image(spec_text({"source": "tgz/a.tgz"}, {"source": "tgz/b.tgz"}))
+    assert sorted(p.name for p in modules.iterdir()) == ["@acme", "acme-a"]
+    assert sorted(p.name for p in (modules / "@acme").iterdir()) == ["b"]
+
+
 def test_two_entries_of_one_name_refuse_the_later(tmp_path: Path, run_image: RunImage) -> None:
     t = tmp_path / "tgz"
     write_tgz(t, "a.tgz", package_tgz(manifest(name="acme-a")))
