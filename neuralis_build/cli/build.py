@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from neuralis_build import __version__
 from neuralis_build.cli import common, doctor_cmd, image_cmd, pack_cmd, ui_cmd
 
 app = typer.Typer(
@@ -21,28 +20,25 @@ app = typer.Typer(
 )
 
 
-class TrustOption(StrEnum):
-    first_party = "first-party"
-    trusted = "trusted"
-    untrusted = "untrusted"
-
-
 class CheckFormat(StrEnum):
     text = "text"
     json = "json"
     github = "github"
 
 
-def _version(value: bool) -> None:
-    if value:
-        print(f"neuralis-build {__version__}")
-        raise typer.Exit(0)
+_VERSION = common.version_callback("neuralis-build")
 
 
 @app.callback()
 def _main(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+        bool,
+        typer.Option(
+            "--version",
+            callback=_VERSION,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks of internal errors.")] = False,
 ) -> None:
@@ -53,7 +49,7 @@ def _main(
 def check(
     paths: Annotated[list[Path] | None, typer.Argument(help="Package folders (default: the current folder).")] = None,
     trust: Annotated[
-        TrustOption,
+        common.TrustOption,
         typer.Option(
             "--trust",
             envvar="NEURALIS_TRUST",

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from enum import StrEnum
 from typing import TYPE_CHECKING, NoReturn
 
+from neuralis_build import __version__
 from neuralis_build.errors import DiagnosedError, NeuralisError, SubprocessError
 
 if TYPE_CHECKING:
@@ -13,6 +15,27 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 VERBOSE = False
+
+
+class TrustOption(StrEnum):
+    """The ``--trust`` choices of check, pack (and anything that judges a package at a tier)."""
+
+    first_party = "first-party"
+    trusted = "trusted"
+    untrusted = "untrusted"
+
+
+def version_callback(prog: str) -> Callable[[bool], None]:
+    """An eager ``--version`` callback that prints ``<prog> <version>`` and exits."""
+
+    def show(value: bool) -> None:
+        if value:
+            import typer
+
+            print(f"{prog} {__version__}")
+            raise typer.Exit(0)
+
+    return show
 
 
 def stderr() -> Console:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import typer
 
-from neuralis_build import __version__
 from neuralis_build.cli import common, new_cmd
 
 app = typer.Typer(
@@ -17,15 +16,12 @@ app = typer.Typer(
 )
 
 
-def _version(value: bool) -> None:
-    if value:
-        print(f"neuralis {__version__}")
-        raise typer.Exit(0)
+_VERSION = common.version_callback("neuralis")
 
 
 @app.callback()
 def _main(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    version: bool = typer.Option(False, "--version", callback=_VERSION, is_eager=True, help="Print the version."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show tracebacks of internal errors."),
 ) -> None:
     common.VERBOSE = verbose

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from neuralis_build.cli import common
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -15,12 +16,6 @@ if TYPE_CHECKING:
     from neuralis_build.diagnostics import Diagnostic
     from neuralis_build.pack.tarball import PackResult
     from neuralis_build.package import Package
-
-
-class PackTrust(StrEnum):
-    first_party = "first-party"
-    trusted = "trusted"
-    untrusted = "untrusted"
 
 
 def format_bytes(size: int) -> str:
@@ -120,18 +115,17 @@ def register(app: typer.Typer) -> None:
         dry_run: Annotated[bool, typer.Option("--dry-run", help="List and check; write nothing.")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print what npm pack --json prints.")] = False,
         trust: Annotated[
-            PackTrust,
+            common.TrustOption,
             typer.Option(
                 "--trust",
                 envvar="NEURALIS_TRUST",
                 case_sensitive=False,
                 help="The tier the package is checked at (default: first-party).",
             ),
-        ] = PackTrust.first_party,
+        ] = common.TrustOption.first_party,
         host: Annotated[Path | None, typer.Option("--host", help="A host profile JSON file.")] = None,
     ) -> None:
         """Write <name>-<version>.tgz exactly as npm pack would, after checking the package."""
-        from neuralis_build.cli import common
         from neuralis_build.diagnostics import has_errors
         from neuralis_build.errors import DiagnosedError
         from neuralis_build.hostprofile import load_host_profile
