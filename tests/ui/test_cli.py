@@ -36,7 +36,7 @@ def test_ui_prints_what_it_wrote(examples):
     assert re.fullmatch(r"built @acme/reports in \d+ ms", lines[0])
     assert lines[1:] == [
         "  dist/app/host.css             0.3 kB",
-        "  dist/app/host.js              1.5 kB",
+        "  dist/app/host.js              2.2 kB",
         "  dist/app/shared-imports.json  host API 1, React 19; reads @acme/charts/app/charts, @neuralis/client, "
         "react, react/jsx-runtime",
         "  dist/src/events/report.js     exports bridge, subject, visible",
