@@ -129,9 +129,9 @@ def test_every_refusal_shows_the_placeholder_with_its_reason(make_pkg, build, ho
         ),
         "@acme/bare#widget:w": (
             "placeholder",
-            "the UI module was refused: dist/app/host.js exports no install<Name>HostComponents function: "
-            "export function install<Name>HostComponents(host) from src/app/host.tsx, then rebuild with "
-            "neuralis-build ui (npm run build:ui)",
+            "the UI module was refused: dist/app/host.js exports nothing, but no install<Name>HostComponents "
+            "function: add to the UI entry: export function install<Name>HostComponents(host) { ... }; then "
+            "rebuild with neuralis-build ui (npm run build:ui)",
         ),
     }, dump(status)
     assert page.locator('[data-package="@acme/good"] .hello').inner_text() == "hello from hello"
