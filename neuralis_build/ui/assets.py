@@ -81,13 +81,13 @@ def _edits(text: str, replacements: Mapping[str, str]) -> list[Edit]:
     return edits
 
 
-def _rewrite(path: Path, replacements: Mapping[str, str]) -> None:
-    """Apply the replacements to a built file and, when it has one, to its .map beside it."""
+def _rewrite(path: Path, replacements: Mapping[str, str], keep_map: bool) -> None:
+    """Apply the replacements to a built file and, when it keeps one, to its .map beside it."""
     if not replacements or not path.is_file():
         return
     text = path.read_text("utf-8")
     map_path = path.with_name(path.name + ".map")
-    smap = SourceMap(json.loads(map_path.read_text("utf-8"))) if map_path.is_file() else None
+    smap = SourceMap(json.loads(map_path.read_text("utf-8"))) if keep_map and map_path.is_file() else None
     new_text = apply_edits(text, _edits(text, replacements), smap)
     if new_text != text:
         path.write_text(new_text, "utf-8")
@@ -95,7 +95,7 @@ def _rewrite(path: Path, replacements: Mapping[str, str]) -> None:
             map_path.write_text(json.dumps(smap.to_json(), indent=2) + "\n", "utf-8")
 
 
-def place_assets(staged: Path, outdir: str, meta: Mapping[str, Any]) -> list[str]:
+def place_assets(staged: Path, outdir: str, meta: Mapping[str, Any], *, keep_maps: bool) -> list[str]:
     """Inline the small assets and point the JS at the others through ``import.meta.url``.
 
     ``outdir`` is the staged folder as the metafile names it; returns the asset files kept.
@@ -119,8 +119,8 @@ def place_assets(staged: Path, outdir: str, meta: Mapping[str, Any]) -> list[str
         else:
             js[rel] = f"new URL({json.dumps(rel)},import.meta.url).href"
             kept.append(out[len(outdir) + 1 :])
-    _rewrite(staged / "host.js", js)
-    _rewrite(staged / "host.css", css)
+    _rewrite(staged / "host.js", js, keep_maps)
+    _rewrite(staged / "host.css", css, keep_maps)
     folder = staged / ASSET_DIR
     if folder.is_dir() and not any(folder.iterdir()):
         folder.rmdir()

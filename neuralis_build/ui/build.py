@@ -212,9 +212,7 @@ class _Job:
     def outdir(self) -> str:
         return self.staged.relative_to(self.package.root).as_posix()
 
-    def esbuild(self, maps: bool, banner: list[str]) -> Built:
-        from neuralis_build.ui.cjs import banner_arg
-
+    def esbuild(self, maps: bool) -> Built:
         root = self.package.root
         for stale in self.staged.iterdir():  # a second pass starts from an empty folder
             folders.remove(stale)
@@ -229,8 +227,6 @@ class _Job:
             sourcemap=sourcemap,
             mode=self.mode,
         )
-        if banner:
-            args.append(banner_arg(banner))
         meta_path = self.staged.parent / f"{self.staged.name}.meta.json"
         try:
             built = run_build(self.runner, root, args, meta_path, self.entry)
@@ -243,11 +239,11 @@ class _Job:
         from neuralis_build.ui.cjs import required_ids
 
         uses_modules = _has_css_modules(self.package.root)
-        built = self.esbuild(uses_modules, [])
-        required = required_ids(self._out(built), self.scope.allowed)
+        built = self.esbuild(uses_modules)
         css_modules = any(p.endswith(".module.css") for p in built.meta.get("inputs", {}))
-        if required or (css_modules and not uses_modules and not self.sourcemap):
-            built = self.esbuild(css_modules, required)  # the banner imports what CommonJS code require()s
+        if css_modules and not uses_modules and not self.sourcemap:
+            built = self.esbuild(True)  # CSS modules outside src/: scoping needs the maps
+        required = required_ids(self._out(built), self.scope.allowed)
         out = self._out(built)
         warnings = list(built.warnings)
         js = (self.staged / "host.js").read_text("utf-8")
@@ -264,7 +260,7 @@ class _Job:
         problems += check_declaration(self.package, "cssBundle" in out)
         if problems:
             raise DiagnosedError(not_written(len(problems)), problems + warnings)
-        self._finish(built.meta, css_modules)
+        self._finish(built.meta, css_modules, required)
         (self.staged / RECORD_NAME).write_text(record.dumps(), encoding="utf-8")
         folders.normalize_modes(self.staged)
         outputs = sorted(f"{OUT_DIR}/{p.relative_to(self.staged).as_posix()}" for p in _files(self.staged))
@@ -287,7 +283,7 @@ class _Job:
             probe = folders.staging_dir(self.package.root / "dist", ".app-")
             try:
                 job = _Job(**{**self.__dict__, "staged": probe, "sourcemap": False})
-                job.esbuild(True, [])
+                job.esbuild(True)
                 return self._env_from(job, (probe / "host.js").read_text("utf-8"), probe / "host.js.map", built)
             finally:
                 folders.remove(probe)
@@ -304,19 +300,22 @@ class _Job:
             raise DiagnosedError(not_written(len(errors)), found)
         return found
 
-    def _finish(self, meta: Mapping[str, Any], css_modules: bool) -> None:
-        """Assets placed, CSS-module names scoped to the package, internal maps dropped."""
+    def _finish(self, meta: Mapping[str, Any], css_modules: bool, required: list[str]) -> None:
+        """CSS-module names scoped to the package, assets placed, require() imports prepended, maps dropped."""
         from neuralis_build.ui.assets import place_assets
+        from neuralis_build.ui.cjs import prepend_banner
 
-        place_assets(self.staged, self.outdir, meta)
         if css_modules:
             from neuralis_build.ui.cssmodules import scope_local_names, scope_prefix
 
             name = self.package.name or self.package.root.name
-            scope_local_names(self.staged, scope_prefix(name, self.minify))
+            scope_local_names(self.staged, scope_prefix(name, self.minify), keep_maps=self.sourcemap)
         if not self.sourcemap:
             for extra in self.staged.glob("*.map"):
                 extra.unlink()
+        place_assets(self.staged, self.outdir, meta, keep_maps=self.sourcemap)
+        if required:
+            prepend_banner(self.staged / "host.js", required)
 
 
 def not_written(n: int) -> str:

@@ -3,8 +3,9 @@
 A CommonJS dependency (use-sync-external-store, react-redux, swr, …) calls ``require("react")``.
 With react external and ESM output, esbuild leaves that call to its ``__require`` shim, which uses
 a ``require`` in scope when there is one and otherwise throws "Dynamic require of "react" is not
-supported". The build therefore rebuilds such a bundle with a banner that imports exactly the ids
-the metafile shows as ``require-call`` and defines ``require`` over them: the bundle then imports
+supported". The build therefore gives such a bundle a banner that imports exactly the ids
+the metafile shows as ``require-call`` and defines ``require`` over them, put in front of the
+built module (esbuild's own ``--banner`` would cost a second build to learn the ids first): the bundle then imports
 React once from the host, like every ES import does, and the record lists exactly those ids.
 A ``require`` the host cannot satisfy still throws the same error (and the build refuses any id
 outside the host's shared modules and the published ids before it gets that far).
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping
+from pathlib import Path
 from typing import Any
 
 
@@ -40,5 +42,12 @@ def banner(ids: list[str]) -> str:
     return "\n".join(lines)
 
 
-def banner_arg(ids: list[str]) -> str:
-    return f"--banner:js={banner(ids)}"
+def prepend_banner(js_path: Path, ids: list[str]) -> None:
+    """Put the banner before the built module; its map (when kept) moves down by the banner's lines."""
+    text = banner(ids) + "\n"
+    js_path.write_text(text + js_path.read_text("utf-8"), "utf-8")
+    map_path = js_path.with_name(js_path.name + ".map")
+    if map_path.is_file():  # a map's lines are ';'-separated: new empty lines in front shift the rest
+        data = json.loads(map_path.read_text("utf-8"))
+        data["mappings"] = ";" * text.count("\n") + data.get("mappings", "")
+        map_path.write_text(json.dumps(data, indent=2) + "\n", "utf-8")

@@ -38,13 +38,18 @@ def _load(path: Path) -> tuple[str, SourceMap]:
     return path.read_text("utf-8"), SourceMap(json.loads(path.with_name(path.name + ".map").read_text("utf-8")))
 
 
-def _save(path: Path, text: str, smap: SourceMap) -> None:
+def _save(path: Path, text: str, smap: SourceMap, keep_map: bool) -> None:
     path.write_text(text, "utf-8")
-    path.with_name(path.name + ".map").write_text(json.dumps(smap.to_json(), indent=2) + "\n", "utf-8")
+    if keep_map:
+        path.with_name(path.name + ".map").write_text(json.dumps(smap.to_json(), indent=2) + "\n", "utf-8")
 
 
-def scope_local_names(staged: Path, prefix: str) -> set[str]:
-    """Prefix every local CSS name in staged host.css and host.js (both with maps); returns the old names."""
+def scope_local_names(staged: Path, prefix: str, *, keep_maps: bool) -> set[str]:
+    """Prefix every local CSS name in staged host.css and host.js (both with maps); returns the old names.
+
+    ``keep_maps``: the maps are the author's (--sourcemap), so they are updated too; otherwise
+    they only guided the edits and are left as they were, to be dropped.
+    """
     css_path, js_path = staged / "host.css", staged / "host.js"
     if not css_path.is_file():
         return set()
@@ -61,7 +66,7 @@ def scope_local_names(staged: Path, prefix: str) -> set[str]:
         edits.append(Edit(at, at, prefix))
     if not names:
         return names
-    _save(css_path, apply_edits(css, set(edits), css_map), css_map)
+    _save(css_path, apply_edits(css, set(edits), css_map if keep_maps else None), css_map, keep_maps)
 
     js, js_map = _load(js_path)
     starts = line_starts(js)
@@ -79,5 +84,5 @@ def scope_local_names(staged: Path, prefix: str) -> set[str]:
                 if words and all(w in names for w in words):
                     new = json.dumps(" ".join(prefix + w for w in words))
                     js_edits.append(Edit(m.start(), m.end(), new))
-    _save(js_path, apply_edits(js, set(js_edits), js_map), js_map)
+    _save(js_path, apply_edits(js, set(js_edits), js_map if keep_maps else None), js_map, keep_maps)
     return names

@@ -16,7 +16,14 @@ _VALUE = {c: i for i, c in enumerate(_B64)}
 Segment = list[int]  # [generated column, source, source line, source column(, name)] (absolute values)
 
 
+_DECODED: dict[str, list[int]] = {}
+_ENCODED: dict[int, str] = {}
+
+
 def _decode_vlq(text: str) -> list[int]:
+    cached = _DECODED.get(text)
+    if cached is not None:  # a big map repeats few distinct segments: decode each once
+        return cached
     values: list[int] = []
     value = shift = 0
     for ch in text:
@@ -27,10 +34,14 @@ def _decode_vlq(text: str) -> list[int]:
             continue
         values.append(-(value >> 1) if value & 1 else value >> 1)
         value = shift = 0
+    _DECODED[text] = values
     return values
 
 
 def _encode_vlq(value: int) -> str:
+    cached = _ENCODED.get(value)
+    if cached is not None:
+        return cached
     v = (-value << 1) | 1 if value < 0 else value << 1
     out = ""
     while True:
@@ -38,6 +49,7 @@ def _encode_vlq(value: int) -> str:
         v >>= 5
         out += _B64[digit | (32 if v else 0)]
         if not v:
+            _ENCODED[value] = out
             return out
 
 
@@ -144,6 +156,13 @@ def position(starts: Sequence[int], offset: int) -> tuple[int, int]:
 
     line = bisect.bisect_right(starts, offset) - 1
     return line, offset - starts[line]
+
+
+def prepend_lines(text: str, lines: str, smap: SourceMap | None = None) -> str:
+    """``lines`` (ending in a newline) put before ``text``; the map's lines move down with it."""
+    if smap is not None:
+        smap.lines[:0] = [[] for _ in range(lines.count("\n"))]
+    return lines + text
 
 
 def apply_edits(text: str, edits: Iterable[Edit], smap: SourceMap | None = None) -> str:
