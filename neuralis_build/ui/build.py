@@ -47,6 +47,7 @@ class UiBuildResult:
     warnings: list[Diagnostic] = field(default_factory=list)
     mode: Mode = "production"
     staged: Path | None = None
+    inputs: tuple[str, ...] = ()  # every file bundled, as esbuild's metafile names it (package-relative)
 
     @property
     def css(self) -> bool:
@@ -264,8 +265,9 @@ class _Job:
         (self.staged / RECORD_NAME).write_text(record.dumps(), encoding="utf-8")
         folders.normalize_modes(self.staged)
         outputs = sorted(f"{OUT_DIR}/{p.relative_to(self.staged).as_posix()}" for p in _files(self.staged))
+        inputs = tuple(sorted(built.meta.get("inputs", {})))
         return UiBuildResult(
-            self.package.root, self.entry, tuple(outputs), record, exports, warnings, self.mode, self.staged
+            self.package.root, self.entry, tuple(outputs), record, exports, warnings, self.mode, self.staged, inputs
         )
 
     def _out(self, built: Built) -> Mapping[str, Any]:
