@@ -39,7 +39,8 @@ def test_an_environment_read_in_own_code_is_refused_at_its_line(make_pkg, build)
         {
             "package.json": ui_manifest(),
             "src/app/host.tsx": HOST_TSX,
-            "src/app/config.ts": "// the API\nexport const api = process.env.API_URL;\nexport const k = import.meta.env.VITE_KEY;\n",
+            "src/app/config.ts": "// the API\nexport const api = process.env.API_URL;\n"
+            "export const k = import.meta.env.VITE_KEY;\n",
         }
     )
     (root / "src/app/host.tsx").write_text('export { api, k } from "./config";\n' + HOST_TSX)
@@ -80,7 +81,8 @@ def test_guarded_reads_are_warnings_and_a_dependency_is_named_with_its_chain(mak
 def test_a_solution_style_tsconfig_keeps_the_aliases_or_says_what_to_change(make_pkg, build):
     tree = {
         "package.json": ui_manifest(),
-        "tsconfig.json": '{\n  // as Vite writes it\n  "files": [],\n  "references": [{ "path": "./tsconfig.app.json" },],\n}\n',
+        "tsconfig.json": '{\n  // as Vite writes it\n  "files": [],\n'
+        '  "references": [{ "path": "./tsconfig.app.json" },],\n}\n',
         "tsconfig.app.json": {"compilerOptions": {"paths": {"@/*": ["./src/*"]}}, "include": ["src"]},
         "src/lib/greet.ts": 'export const greeting = "hi";\n',
         "src/app/host.tsx": 'import { greeting } from "@/lib/greet";\nexport const g = greeting;\n' + HOST_TSX,
@@ -142,7 +144,9 @@ def test_dist_as_a_file_is_an_environment_error(make_pkg):
     root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX, "dist": "not a folder\n"})
     done = subprocess.run([CLI, "ui", str(root)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2
-    assert done.stderr.splitlines()[0] == f"error: cannot write the build output: {root / 'dist'} (or a folder above it) is a file"
+    assert done.stderr.splitlines()[0] == (
+        f"error: cannot write the build output: {root / 'dist'} (or a folder above it) is a file"
+    )
     assert "Traceback" not in done.stderr
 
 
@@ -154,9 +158,7 @@ def _small_files() -> None:
 def test_a_write_the_machine_refuses_is_an_environment_error(make_pkg):
     big = "export const blob = " + json.dumps("x" * 50_000) + ";\n"
     root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": big + HOST_TSX})
-    done = subprocess.run(
-        [CLI, "ui", str(root)], capture_output=True, text=True, timeout=300, preexec_fn=_small_files
-    )
+    done = subprocess.run([CLI, "ui", str(root)], capture_output=True, text=True, timeout=300, preexec_fn=_small_files)
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("error: esbuild could not write the output:") and "file too large" in done.stderr
     assert "NB1900" not in done.stderr
