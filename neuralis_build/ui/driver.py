@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, SubprocessError, UsageError
@@ -98,8 +97,7 @@ def to_diagnostic(message: Message, root: Path) -> Diagnostic:
     )
 
 
-@dataclass(frozen=True)
-class Built:
+class Built(NamedTuple):
     """A successful esbuild run: its metafile and the warnings it printed."""
 
     meta: dict[str, Any]

@@ -7,9 +7,8 @@ the author's own code imported that brought it in (the import chain from esbuild
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from neuralis_build.diagnostics import Code, Diagnostic, code
 from neuralis_build.hostprofile import HostProfile
@@ -22,8 +21,7 @@ NB1904 = code("NB1904", "ui-unpublished-import", "the bundle imports a module an
 NB1905 = code("NB1905", "ui-unprovided-import", "the bundle imports a subpath of a shared module the host lacks")
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     """What the build may import: host ids, published ids, and the packages that ship UI modules."""
 
     shared: frozenset[str]

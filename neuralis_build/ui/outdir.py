@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from neuralis_build.errors import UsageError
@@ -20,12 +19,23 @@ def staging_dir(parent: Path, prefix: str) -> Path:
     try:
         parent.mkdir(parents=True, exist_ok=True)
         sweep(parent)
-        return Path(tempfile.mkdtemp(dir=parent, prefix=f"{prefix}{os.getpid()}-"))
+        return _fresh(parent, f"{prefix}{os.getpid()}-")
     except (FileExistsError, NotADirectoryError):
         raise UsageError(
             f"cannot write the build output: {parent} (or a folder above it) is a file",
             hint=f"move or delete {parent}; the build writes its outputs into that folder",
         ) from None
+
+
+def _fresh(parent: Path, prefix: str) -> Path:
+    """A new folder ``<prefix><random>`` (tempfile's mkdtemp, without its import cost on every build)."""
+    while True:
+        path = parent / f"{prefix}{os.urandom(5).hex()}"
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            continue
+        return path
 
 
 def _alive(pid: int) -> bool:
@@ -69,7 +79,7 @@ def swap_in(staged: Path, final: Path) -> None:
     if not final.exists() and not final.is_symlink():
         os.replace(staged, final)
         return
-    old = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}-old-{os.getpid()}-"))
+    old = _fresh(final.parent, f".{final.name}-old-{os.getpid()}-")
     old.rmdir()
     os.replace(final, old)
     try:
@@ -81,8 +91,21 @@ def swap_in(staged: Path, final: Path) -> None:
 
 
 def remove(path: Path) -> None:
-    """Delete a file or folder if it is there."""
+    """Delete a file or folder if it is there (links are removed, never followed)."""
     if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
+        for here, dirs, files in os.walk(path, topdown=False):
+            for name in files:
+                _quiet(os.unlink, os.path.join(here, name))
+            for name in dirs:
+                full = os.path.join(here, name)
+                _quiet(os.unlink if os.path.islink(full) else os.rmdir, full)
+        _quiet(os.rmdir, str(path))
     else:
         path.unlink(missing_ok=True)
+
+
+def _quiet(op: Callable[[str], None], path: str) -> None:
+    try:
+        op(path)
+    except OSError:
+        pass  # best effort, like shutil.rmtree(ignore_errors=True)

@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from neuralis_build.diagnostics import Code, code
 from neuralis_build.hostprofile import HostProfile
@@ -37,8 +36,7 @@ NB1613 = code("NB1613", "event-output-exports", "a compiled event subject does n
 NB1614 = code("NB1614", "module-unparsable", "a built module is not JavaScript that esbuild can read")
 
 
-@dataclass(frozen=True)
-class SharedImportsRecord:
+class SharedImportsRecord(NamedTuple):
     """What the build records beside the bundle: host API version, React major and shared ids read."""
 
     host_api_version: str
@@ -66,8 +64,7 @@ def reads_react(module_id: str) -> bool:
     return module_id in ("react", "react-dom") or module_id.startswith(("react/", "react-dom/"))
 
 
-@dataclass(frozen=True)
-class RecordProblem:
+class RecordProblem(NamedTuple):
     """One way a record file is malformed, at a JSON pointer into the record."""
 
     pointer: str
@@ -167,8 +164,7 @@ def event_exports_problem(out: str, source: str, exports: Collection[str]) -> tu
     )
 
 
-@dataclass(frozen=True)
-class ModuleProblem:
+class ModuleProblem(NamedTuple):
     """One reason a host refuses a module, located in the file a person should look at."""
 
     code: Code
@@ -178,8 +174,7 @@ class ModuleProblem:
     hint: str | None = None
 
 
-@dataclass(frozen=True)
-class ModuleVerdict:
+class ModuleVerdict(NamedTuple):
     """Whether the host accepts a module; ``reason`` is the first refusal in words a person can act on."""
 
     problems: tuple[ModuleProblem, ...] = ()
