@@ -144,7 +144,11 @@ class DevSession:
                 return report
             outputs = (*(built.ui.outputs if built.ui else ()), *(built.events.outputs if built.events else ()))
             package = load_package(self.root)  # read again: the build wrote what check looks at
-        pages = judge_packages([*self._providers(package), package], self.options.host, self.options.trust)
+        # The providers are builtins the host loads from its dependencies: first-party, whatever --trust says.
+        providers = self._providers(package)
+        first: Trust = "first-party"
+        tiers = [*([first] * len(providers)), self.options.trust]
+        pages = judge_packages([*providers, package], self.options.host, tiers)
         primary: PagePackage = pages[-1]
         effective = check_package(package, self.options.trust, self.options.host).effective
         self.effective = effective

@@ -4,6 +4,7 @@ reason, for everything the host would refuse."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -164,3 +165,21 @@ def test_a_module_below_first_party_is_refused_at_its_trust(make_pkg, build, hos
     [pkg] = status["packages"]
     assert pkg["refused"].startswith("the host refuses the package: NB0505 direct React surfaces are first-party only")
     assert browser_page.log.problems() == []
+
+
+def test_one_definition_of_the_host_api():
+    """The shipped declarations, the examples' copies and the dev stub's exports agree."""
+    from neuralis_build.hostpage.vendor import CLIENT_EXPORTS, DATA
+    from neuralis_build.ui.record import module_exports
+    from tests.conftest import EXAMPLES, REPO
+
+    shipped = (REPO / "neuralis_build/data/types/neuralis-client.d.ts").read_bytes()
+    for example in ("acme-charts", "acme-reports"):
+        assert (EXAMPLES / example / "src/types/neuralis-client.d.ts").read_bytes() == shipped, example
+    declared = set(re.findall(r"^\s*export function (\w+)", shipped.decode(), re.MULTILINE))
+    stub = module_exports((DATA / "neuralis-client.js").read_text())
+    assert declared == stub == set(CLIENT_EXPORTS) == {"useNeuralisTheme"}
+    methods = set(re.findall(r"^\s*(register\w+)[<(]", shipped.decode(), re.MULTILINE))
+    assert methods == {"registerWidget", "registerCard"}
+    page = (DATA / "host-page.js").read_text()
+    assert 'const HOST_API = ["registerWidget", "registerCard"];' in page
