@@ -43,6 +43,26 @@ def _errors(exc: NeuralisError) -> tuple[Diagnostic, ...]:
     return ()
 
 
+def code_frame(root: Path, errors: Sequence[Diagnostic]) -> str | None:
+    """The lines around the first located error (as Vite's overlay shows them), or None."""
+    first = next((d for d in errors if d.line is not None), None)
+    if first is None or first.line is None:
+        return None
+    path = (root / first.file).resolve()
+    if not path.is_relative_to(root) or not path.is_file():
+        return None
+    try:
+        lines = path.read_text("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    out = []
+    for n in range(max(1, first.line - 2), min(len(lines), first.line + 2) + 1):
+        out.append(f"{'>' if n == first.line else ' '} {n:>4} | {lines[n - 1]}")
+        if n == first.line and first.column:
+            out.append(f"       | {' ' * (first.column - 1)}^")
+    return "\n".join(out)
+
+
 def sample(schema: Any) -> Any:
     """A small value that a (simple) JSON Schema admits, to prefill the test-event form."""
     if not isinstance(schema, Mapping):
@@ -128,7 +148,9 @@ class DevSession:
         try:
             package = load_package(self.root)
         except DiagnosedError as exc:
-            report = BuildReport(False, changed, time.perf_counter() - started, exc.message, _errors(exc))
+            errors = _errors(exc)
+            frame = code_frame(self.root, errors)
+            report = BuildReport(False, changed, time.perf_counter() - started, exc.message, errors, frame=frame)
             self.state.failed(report, exc.diagnostics)
             return report
         outputs: tuple[str, ...] = ()
@@ -138,7 +160,9 @@ class DevSession:
             except UsageError:
                 raise  # esbuild vanished, the folder is gone: the session cannot go on
             except NeuralisError as exc:
-                report = BuildReport(False, changed, time.perf_counter() - started, exc.message, _errors(exc))
+                errors = _errors(exc)
+                seconds = time.perf_counter() - started
+                report = BuildReport(False, changed, seconds, exc.message, errors, frame=code_frame(self.root, errors))
                 result = check_package(package, self.options.trust, self.options.host)
                 self.state.failed(report, result.diagnostics)
                 return report

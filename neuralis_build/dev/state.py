@@ -25,10 +25,12 @@ class BuildReport:
     message: str | None = None
     errors: tuple[Diagnostic, ...] = ()
     outputs: tuple[str, ...] = ()
+    frame: str | None = None  # the source lines around the first error, with a caret under its column
 
     def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
+            "frame": self.frame,
             "changed": list(self.changed),
             "ms": round(self.seconds * 1000),
             "message": self.message,

@@ -125,9 +125,13 @@ def test_a_broken_rebuild_keeps_the_last_page_and_a_fixed_one_reloads(tmp_path, 
     host.write_text(good + "\nexport const broken = ;\n")
     dev.wait_line(r"failed \(src/app/host\.tsx\): src/app/host\.tsx:\d+:\d+: NB1900")
     page.wait_for_selector("#neuralis-overlay")
-    overlay = page.locator("#neuralis-overlay pre").inner_text()
+    overlay = page.locator("#neuralis-overlay .nh-overlay__error").inner_text()
     assert overlay.startswith("esbuild could not build src/app/host.tsx (1 error)\nsrc/app/host.tsx:")
     assert 'NB1900 Unexpected ";"' in overlay
+    frame = page.locator("#neuralis-overlay .nh-overlay__frame").inner_text().splitlines()
+    at = next(i for i, line in enumerate(frame) if line.startswith(">"))
+    assert frame[at].endswith("| export const broken = ;")
+    assert frame[at + 1] == "       | " + " " * frame[at].split("| ", 1)[1].index(";") + "^"
     # The last good page stays: same document, same generation, every surface still drawn.
     assert page.evaluate("() => [window.__sameDocument, window.__neuralisDev.generation]") == [True, first]
     assert page.locator('[data-surface-id="acme-reports.summary"] .acme-report__total').inner_text() == "1,234 results"

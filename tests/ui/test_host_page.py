@@ -27,6 +27,13 @@ function Hello() { return <p>hello</p>; }
 export function install{name}HostComponents(host: any) { host.register("hello", Hello); }
 """
 NOTHING = "export function install{name}HostComponents(host: unknown) {}\n"
+# A name the platform client library does not have (the stub implements exactly the declared API).
+UNKNOWN_CLIENT = """\
+// @ts-ignore: not in neuralis-client.d.ts
+import { useNeuralisSession } from "@neuralis/client";
+function Hello() { return <p>{String(useNeuralisSession())}</p>; }
+export function install{name}HostComponents(host: any) { host.registerWidget("hello", Hello); }
+"""
 
 
 def ui_pkg(make_pkg, name: str, source: str, surfaces: list[dict]) -> object:
@@ -98,7 +105,8 @@ def test_every_refusal_shows_the_placeholder_with_its_reason(make_pkg, build, ho
     wrong = ui_pkg(make_pkg, "wrong", WRONG_CALL, [WIDGET])
     empty = ui_pkg(make_pkg, "empty", NOTHING, [CARD])
     stale = ui_pkg(make_pkg, "stale", GOOD, [WIDGET])
-    for root in (good, wrong, empty, stale):
+    client = ui_pkg(make_pkg, "client", UNKNOWN_CLIENT, [WIDGET])
+    for root in (good, wrong, empty, stale, client):
         build(root)
     record = json.loads((stale / "dist/app/shared-imports.json").read_text())
     (stale / "dist/app/shared-imports.json").write_text(json.dumps({**record, "reactMajor": 18}))
@@ -109,7 +117,7 @@ def test_every_refusal_shows_the_placeholder_with_its_reason(make_pkg, build, ho
         json.dumps({"hostApiVersion": "1", "reactMajor": 19, "sharedImports": []})
     )
 
-    served = host_site([good, wrong, empty, stale, bare])
+    served = host_site([good, wrong, empty, stale, bare, client])
     page = browser_page.page
     page.goto(served.url)
     status = wait_for_host(page)
@@ -134,6 +142,11 @@ def test_every_refusal_shows_the_placeholder_with_its_reason(make_pkg, build, ho
             "export function install<Name>HostComponents(host) from src/app/host.tsx, then rebuild with "
             "neuralis-build ui (npm run build:ui)",
         ),
+        "@acme/client#widget:w": (
+            "placeholder",
+            'dist/app/host.js imports "useNeuralisSession" from "@neuralis/client", which the host does not '
+            "provide (it has useNeuralisTheme)",
+        ),
     }, dump(status)
     assert page.locator('[data-package="@acme/good"] .hello').inner_text() == "hello from hello"
     placeholder = page.locator('[data-package="@acme/stale"] .nh-placeholder')
@@ -141,7 +154,10 @@ def test_every_refusal_shows_the_placeholder_with_its_reason(make_pkg, build, ho
     # A call outside the host API is a console error naming the call.
     assert browser_page.log.console_errors == [
         '[neuralis host] @acme/wrong: host.register("hello", Hello) is not part of the host API v1 '
-        "(it has registerWidget, registerCard)"
+        "(it has registerWidget, registerCard)",
+        '[neuralis host] @acme/client: dist/app/host.js imports "useNeuralisSession" from "@neuralis/client", '
+        "which the host does not provide (it has useNeuralisTheme) SyntaxError: The requested module "
+        "'@neuralis/client' does not provide an export named 'useNeuralisSession'",
     ]
     assert browser_page.log.page_errors == browser_page.log.failed_requests == []
 

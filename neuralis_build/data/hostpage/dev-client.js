@@ -90,7 +90,8 @@ function renderOverlay(state) {
       "div",
       { className: "nh-overlay__box" },
       el("h2", null, "Build failed: showing the last good page"),
-      el("pre", null, text),
+      el("pre", { className: "nh-overlay__error" }, text),
+      b.frame ? el("pre", { className: "nh-overlay__frame" }, b.frame) : null,
       el("p", null, "Fix it and save: the page reloads after the next good build. Click outside to hide this."),
     ),
   );
