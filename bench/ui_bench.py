@@ -140,8 +140,8 @@ def generate(root: Path, modules: int) -> None:
         (app / "parts" / f"w{i}.tsx").write_text(COMPONENT.format(i=i, imports=imports, children=children))
     (app / "host.tsx").write_text(
         'import { Widget0 } from "./parts/w0";\n'
-        "export function installBenchHostComponents(host: { register(t: string, c: unknown): void }) {\n"
-        '  host.register("bench.root", Widget0);\n}\n'
+        "export function installBenchHostComponents(host: { registerWidget(t: string, c: unknown): void }) {\n"
+        '  host.registerWidget("bench.root", Widget0);\n}\n'
     )
     manifest = {
         "name": "bench-ui",

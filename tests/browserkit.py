@@ -49,6 +49,7 @@ class PageLog:
     console_warnings: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     failed_requests: list[str] = field(default_factory=list)
+    aborted_requests: list[str] = field(default_factory=list)  # cancelled by the page (a reload), not failures
 
     def problems(self) -> list[str]:
         """Every console error, page error and failed request, in one list (empty on a clean page)."""
@@ -71,7 +72,8 @@ def _record(log: PageLog, page: Page) -> None:
             log.console_warnings.append(msg.text)
 
     def on_failed(request: Request) -> None:
-        log.failed_requests.append(f"{request.method} {request.url}: {request.failure}")
+        line = f"{request.method} {request.url}: {request.failure}"
+        (log.aborted_requests if request.failure == "net::ERR_ABORTED" else log.failed_requests).append(line)
 
     def on_response(response: Response) -> None:
         if response.status >= 400:

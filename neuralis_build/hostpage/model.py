@@ -163,14 +163,20 @@ def _module_refusal(j: _Judged, host: HostProfile, available: set[str]) -> str |
     return verdict.reason
 
 
-def judge_packages(packages: Sequence[Package], host: HostProfile, trust: Trust) -> list[PagePackage]:
-    """Judge every package as the host would load them together, and lay out its surfaces for the page."""
+def judge_packages(packages: Sequence[Package], host: HostProfile, trust: Trust | Sequence[Trust]) -> list[PagePackage]:
+    """Judge every package as the host would load them together, and lay out its surfaces for the page.
+
+    ``trust`` is one tier for every package, or one tier per package (in the same order).
+    """
     from neuralis_build.image.judge import module_verdict_codes
 
+    tiers = [trust] * len(packages) if isinstance(trust, str) else list(trust)
+    if len(tiers) != len(packages):
+        raise ValueError("judge_packages: one trust tier per package")
     taken: set[str] = set()
     judged: list[_Judged] = []
-    for package in packages:
-        result = check_package(package, trust, host)
+    for package, tier in zip(packages, tiers, strict=True):
+        result = check_package(package, tier, host)
         slug = slug_of(package.name or package.root.name, taken)
         judged.append(_Judged(package, result, slug, _module_block(package.block), _module_block(result.effective)))
 

@@ -42,13 +42,14 @@ def write_host_site(
     roots: Sequence[Path | str],
     *,
     host: HostProfile | None = None,
-    trust: Trust = "first-party",
+    trust: Trust | Sequence[Trust] = "first-party",
     mode: Mode = "production",
     react: ReactSource | None = None,
     esbuild: EsbuildRunner | None = None,
 ) -> HostSite:
     """Judge the packages at ``roots`` together (in that order) and write their host page into ``out``.
 
+    ``trust`` is one tier for all, or one per root (the page's header shows the last one).
     ``react`` defaults to the React the last package resolves (when it fits the host), else the
     toolchain's pinned copy. ``out`` is replaced wholesale.
     """
@@ -68,6 +69,7 @@ def write_host_site(
             target = folder / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
-    text = render_page(judged, profile, trust, shared.import_map(VENDOR), shared.exports)
+    shown: Trust = trust if isinstance(trust, str) else (trust[-1] if trust else "first-party")
+    text = render_page(judged, profile, shown, shared.import_map(VENDOR), shared.exports)
     (out / PAGE).write_text(text, encoding="utf-8")
     return HostSite(out, tuple(judged), shared)

@@ -51,7 +51,7 @@ def test_css_is_emitted_exactly_when_the_entry_imports_it(make_pkg, build):
 
 
 def test_entry_may_be_ts_jsx_or_js_and_overridden(make_pkg, build):
-    js = HOST_TSX.replace(": { register(t: string, c: unknown): void }", "")
+    js = HOST_TSX.replace(": { registerWidget(t: string, c: unknown): void }", "")
     root = make_pkg({"package.json": ui_manifest(), "src/app/host.jsx": js})
     assert build(root).entry == "src/app/host.jsx"
     other = make_pkg({"package.json": ui_manifest(), "web/main.tsx": HOST_TSX})

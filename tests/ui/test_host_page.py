@@ -4,6 +4,7 @@ reason, for everything the host would refuse."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -26,6 +27,13 @@ function Hello() { return <p>hello</p>; }
 export function install{name}HostComponents(host: any) { host.register("hello", Hello); }
 """
 NOTHING = "export function install{name}HostComponents(host: unknown) {}\n"
+# A name the platform client library does not have (the stub implements exactly the declared API).
+UNKNOWN_CLIENT = """\
+// @ts-ignore: not in neuralis-client.d.ts
+import { useNeuralisSession } from "@neuralis/client";
+function Hello() { return <p>{String(useNeuralisSession())}</p>; }
+export function install{name}HostComponents(host: any) { host.registerWidget("hello", Hello); }
+"""
 
 
 def ui_pkg(make_pkg, name: str, source: str, surfaces: list[dict]) -> object:
@@ -97,7 +105,8 @@ def test_every_refusal_shows_the_placeholder_with_its_reason(make_pkg, build, ho
     wrong = ui_pkg(make_pkg, "wrong", WRONG_CALL, [WIDGET])
     empty = ui_pkg(make_pkg, "empty", NOTHING, [CARD])
     stale = ui_pkg(make_pkg, "stale", GOOD, [WIDGET])
-    for root in (good, wrong, empty, stale):
+    client = ui_pkg(make_pkg, "client", UNKNOWN_CLIENT, [WIDGET])
+    for root in (good, wrong, empty, stale, client):
         build(root)
     record = json.loads((stale / "dist/app/shared-imports.json").read_text())
     (stale / "dist/app/shared-imports.json").write_text(json.dumps({**record, "reactMajor": 18}))
@@ -108,7 +117,7 @@ def test_every_refusal_shows_the_placeholder_with_its_reason(make_pkg, build, ho
         json.dumps({"hostApiVersion": "1", "reactMajor": 19, "sharedImports": []})
     )
 
-    served = host_site([good, wrong, empty, stale, bare])
+    served = host_site([good, wrong, empty, stale, bare, client])
     page = browser_page.page
     page.goto(served.url)
     status = wait_for_host(page)
@@ -133,6 +142,11 @@ def test_every_refusal_shows_the_placeholder_with_its_reason(make_pkg, build, ho
             "function: add to the UI entry: export function install<Name>HostComponents(host) { ... }; then "
             "rebuild with neuralis-build ui (npm run build:ui)",
         ),
+        "@acme/client#widget:w": (
+            "placeholder",
+            'dist/app/host.js imports "useNeuralisSession" from "@neuralis/client", which the host does not '
+            "provide (it has useNeuralisTheme)",
+        ),
     }, dump(status)
     assert page.locator('[data-package="@acme/good"] .hello').inner_text() == "hello from hello"
     placeholder = page.locator('[data-package="@acme/stale"] .nh-placeholder')
@@ -140,7 +154,10 @@ def test_every_refusal_shows_the_placeholder_with_its_reason(make_pkg, build, ho
     # A call outside the host API is a console error naming the call.
     assert browser_page.log.console_errors == [
         '[neuralis host] @acme/wrong: host.register("hello", Hello) is not part of the host API v1 '
-        "(it has registerWidget, registerCard)"
+        "(it has registerWidget, registerCard)",
+        '[neuralis host] @acme/client: dist/app/host.js imports "useNeuralisSession" from "@neuralis/client", '
+        "which the host does not provide (it has useNeuralisTheme) SyntaxError: The requested module "
+        "'@neuralis/client' does not provide an export named 'useNeuralisSession'",
     ]
     assert browser_page.log.page_errors == browser_page.log.failed_requests == []
 
@@ -164,3 +181,21 @@ def test_a_module_below_first_party_is_refused_at_its_trust(make_pkg, build, hos
     [pkg] = status["packages"]
     assert pkg["refused"].startswith("the host refuses the package: NB0505 direct React surfaces are first-party only")
     assert browser_page.log.problems() == []
+
+
+def test_one_definition_of_the_host_api():
+    """The shipped declarations, the examples' copies and the dev stub's exports agree."""
+    from neuralis_build.hostpage.vendor import CLIENT_EXPORTS, DATA
+    from neuralis_build.ui.record import module_exports
+    from tests.conftest import EXAMPLES, REPO
+
+    shipped = (REPO / "neuralis_build/data/types/neuralis-client.d.ts").read_bytes()
+    for example in ("acme-charts", "acme-reports"):
+        assert (EXAMPLES / example / "src/types/neuralis-client.d.ts").read_bytes() == shipped, example
+    declared = set(re.findall(r"^\s*export function (\w+)", shipped.decode(), re.MULTILINE))
+    stub = module_exports((DATA / "neuralis-client.js").read_text())
+    assert declared == stub == set(CLIENT_EXPORTS) == {"useNeuralisTheme"}
+    methods = set(re.findall(r"^\s*(register\w+)[<(]", shipped.decode(), re.MULTILINE))
+    assert methods == {"registerWidget", "registerCard"}
+    page = (DATA / "host-page.js").read_text()
+    assert 'const HOST_API = ["registerWidget", "registerCard"];' in page

@@ -368,7 +368,15 @@ async function main() {
       pkg.refused ? el("p", { className: "nh-refused", role: "alert" }, pkg.refused) : null,
       docks.length ? el("nav", { className: "nh-dock", "aria-label": "dock" }, ...docks.map((s) => dockNode(pkg, s))) : null,
       el("div", { className: "nh-surfaces" }),
-      el("details", { className: "nh-diags-panel", open: pkg.diagnostics.length ? "" : null }, el("summary", null, `Diagnostics (${pkg.diagnostics.length})`), diagnosticsNode(pkg)),
+      // The dev server's side panel shows live diagnostics; a static page shows them per package.
+      config.dev
+        ? null
+        : el(
+            "details",
+            { className: "nh-diags-panel", open: pkg.diagnostics.length ? "" : null },
+            el("summary", null, `Diagnostics (${pkg.diagnostics.length})`),
+            diagnosticsNode(pkg),
+          ),
     );
     mount.append(section);
     const grid = section.querySelector(".nh-surfaces");
