@@ -186,14 +186,14 @@ def test_a_module_below_first_party_is_refused_at_its_trust(make_pkg, build, hos
 def test_one_definition_of_the_host_api():
     """The shipped declarations, the examples' copies and the dev stub's exports agree."""
     from neuralis_build.hostpage.vendor import CLIENT_EXPORTS, DATA
-    from neuralis_build.ui.record import module_exports
+    from neuralis_build.ui.analyze import read_modules
     from tests.conftest import EXAMPLES, REPO
 
     shipped = (REPO / "neuralis_build/data/types/neuralis-client.d.ts").read_bytes()
     for example in ("acme-charts", "acme-reports"):
         assert (EXAMPLES / example / "src/types/neuralis-client.d.ts").read_bytes() == shipped, example
     declared = set(re.findall(r"^\s*export function (\w+)", shipped.decode(), re.MULTILINE))
-    stub = module_exports((DATA / "neuralis-client.js").read_text())
+    stub = set(read_modules(DATA, ["neuralis-client.js"])["neuralis-client.js"].exports)
     assert declared == stub == set(CLIENT_EXPORTS) == {"useNeuralisTheme"}
     methods = set(re.findall(r"^\s*(register\w+)[<(]", shipped.decode(), re.MULTILINE))
     assert methods == {"registerWidget", "registerCard"}
