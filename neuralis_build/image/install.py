@@ -63,11 +63,11 @@ def commit(staged: Path, out: Path, name: str) -> Path:
 
 
 def sweep_aside(out: Path) -> None:
-    """Delete the ``.<name>.old-<pid>`` folders an interrupted :func:`commit` left in ``out/node_modules``."""
+    """Delete the ``.<name>.old-<pid>`` folders an interrupted swap left in ``out`` or ``out/node_modules``."""
     modules = out / NODE_MODULES
-    if not modules.is_dir():
-        return
-    folders = [modules, *(p for p in modules.iterdir() if p.name.startswith("@") and p.is_dir())]
+    folders = [out]
+    if modules.is_dir():
+        folders += [modules, *(p for p in modules.iterdir() if p.name.startswith("@") and p.is_dir())]
     for folder in folders:
         for leftover in folder.glob(".*.old-*"):
             if leftover.is_dir() and not leftover.is_symlink():

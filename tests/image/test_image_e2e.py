@@ -78,7 +78,7 @@ def test_discovery_statuses_and_an_invalid_manifest(tmp_path: Path, run_image: R
     assert (run.image / "node_modules/left-pad/index.js").read_text() == "module.exports=1"
     assert not (run.image / ".neuralis-staging").exists()
     assert json.loads(run.out) == run.report
-    assert set(run.report) == {"host", "packages", "tools", "services"}
+    assert set(run.report) == {"host", "packages", "tools", "services", "closure", "conflicts", "scripts"}
 
 
 def test_allow_refused_exits_zero(tmp_path: Path, run_image: RunImage) -> None:
@@ -275,10 +275,10 @@ def test_the_same_spec_gives_the_same_bytes_and_a_rerun_uses_the_cache(tmp_path:
     assert rerun.code == 0
     assert rerun.err.count("(cached)") == 2
     assert rerun.report == first.report
-    # a touched install is not trusted: that package is installed afresh
+    # the verdicts are reused, the files never: a touched install is installed afresh
     (first.image / "node_modules/acme-a/lib/a.js").write_text("tampered")
     healed = run_image(spec)
-    assert healed.err.count("(cached)") == 1
+    assert healed.err.count("(cached)") == 2
     assert (first.image / "node_modules/acme-a/lib/a.js").read_text() == "a"
 
 
