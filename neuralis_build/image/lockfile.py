@@ -100,8 +100,8 @@ def parse_npm_lock(text: str, where: Path) -> NpmLock:
         )
     nodes: dict[str, LockNode] = {}
     for path, entry in packages.items():
-        if not path or not isinstance(entry, dict):
-            continue
+        if not path or not isinstance(entry, dict) or entry.get("extraneous"):
+            continue  # the root, or a folder npm found in a tarball that no dependency names
         if not path.startswith(MODULES):
             raise UsageError(f"{where}: the entry {path!r} is not inside node_modules (a workspace or a link)")
         meta = entry.get("peerDependenciesMeta")

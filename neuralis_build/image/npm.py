@@ -29,9 +29,10 @@ OVERRIDES = (
     "--lockfile-version=3",
     "--legacy-peer-deps=false",  # peers are resolved, so a peer range can be checked against the host
     "--strict-peer-deps=false",  # a peer conflict is named by the image build, not an npm stack
-    "--allow-git=none",  # a git dependency is code from outside any registry's integrity
-    "--allow-remote=none",  # so is a tarball URL in package.json
-    "--allow-directory=none",  # a directory dependency would be a symlink out of the image
+    # a git dependency is code no registry's integrity covers, a directory one a link out of the image; the
+    # allow-file and allow-remote switches are left alone: npm applies them to bundled packages too
+    "--allow-git=none",
+    "--allow-directory=none",
     "--workspaces=false",
     "--global=false",
     "--force=false",

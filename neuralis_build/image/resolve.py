@@ -149,8 +149,6 @@ def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
             problems.append(f"{where} comes from {node.resolved}; the image installs registry packages only")
         elif strongest(node.integrity) is None:
             problems.append(f"{where} has an integrity the image cannot check ({node.integrity})")
-        elif node.depth == 1 and not node.peer:
-            problems.append(f"npm placed {where} at the top of the image, where only listed packages go")
     if problems:
         raise UsageError(
             "npm's lock breaks the image's rules:\n  " + "\n  ".join(problems),

@@ -236,7 +236,9 @@ def stage_and_check(
             work.staged = install.stage(work.entries, staging, o.name)
             # the files whitelist, as npm pack selects it from the same tree
             manifest = work.manifest if work.manifest is not None else read_manifest(work.staged)
-            install.keep_only(work.staged, set(packlist(work.staged, manifest)))
+            # npm's pack takes the bundled dependencies' folders as they are
+            bundled = install.bundled_folders(work.staged, manifest)
+            install.keep_only(work.staged, set(packlist(work.staged, manifest)), bundled)
         work.entries = None  # the bytes are on disk from here on
     except ArchiveRefused as exc:
         work.refuse(source_diag(work, exc.rule.id, exc.message, exc.hint))

@@ -193,3 +193,344 @@ def test_two_builds_give_the_same_bytes_and_frozen_survives_the_registry_moving_
     broken = run_image(spec, "--frozen", out=first.image)
     assert broken.code == 2
     assert "acme-shared" in broken.err and tree_bytes(first.image / "node_modules") == before
+
+
+def tools(*names: str) -> dict[str, Any]:
+    return {"tools": [{"name": n, "description": f"the {n} tool"} for n in names]}
+
+
+CONFIG = {"configSettings": [{"key": "acmeHelperLimit", "label": "L", "type": "number", "default": 1, "category": "x"}]}
+
+
+def test_neuralis_dependencies_are_discovered_and_never_gain_trust(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    # a neuralis package reached through a host-dependency (first-party) and through an untrusted package
+    helper = manifest({**tools("acme_helper_lookup"), **CONFIG}, name="@acme/helper", version="1.0.0")
+    publish(npm_registry, tmp_path, helper)
+    # one reached only through installed packages: its first-party-only fields are dropped, it never outranks
+    sneaky = manifest({**tools("acme_lookup"), "configSettings": CONFIG["configSettings"]}, name="acme-sneaky")
+    publish(npm_registry, tmp_path, sneaky)
+    docs = manifest({"referenceOnly": True}, name="acme-docs")
+    publish(npm_registry, tmp_path, docs)
+    t = tmp_path / "tgz"
+    reports = manifest(name="@acme/reports", dependencies={"@acme/helper": "^1.0.0", "acme-docs": "1.0.0"})
+    write_tgz(t, "reports.tgz", package_tgz(reports))
+    shady = manifest(name="shady-tools", dependencies={"@acme/helper": "^1.0.0", "acme-sneaky": "1.0.0"})
+    write_tgz(t, "shady.tgz", package_tgz(shady))
+    trusted = manifest(name="trusted-tools", dependencies={"acme-sneaky": "1.0.0"})
+    write_tgz(t, "trusted.tgz", package_tgz(trusted))
+    write_tgz(t, "zeta.tgz", package_tgz(manifest(tools("acme_lookup"), name="zeta-tools")))
+    run = run_image(
+        spec_text(
+            {"source": "tgz/reports.tgz"},
+            {"source": "tgz/shady.tgz", "class": "installed"},
+            {"source": "tgz/trusted.tgz", "class": "installed", "trust": "trusted"},
+            {"source": "tgz/zeta.tgz", "class": "shipped"},
+        )
+    )
+    assert run.code == 0, run.err
+    rows = [
+        (p["name"], p["status"], p["class"], p["trust"], " > ".join(p["chain"]), p["path"])
+        for p in run.report["packages"]
+    ]
+    assert rows == [
+        ("@acme/reports", "loaded", "host-dependency", "first-party", "@acme/reports", "node_modules/@acme/reports"),
+        ("shady-tools", "loaded", "installed", "untrusted", "shady-tools", "node_modules/shady-tools"),
+        ("trusted-tools", "loaded", "installed", "trusted", "trusted-tools", "node_modules/trusted-tools"),
+        ("zeta-tools", "loaded", "shipped", "first-party", "zeta-tools", "node_modules/zeta-tools"),
+        (
+            "@acme/helper",
+            "loaded",
+            "host-dependency",
+            "first-party",
+            "@acme/reports > @acme/helper",
+            "node_modules/@acme/reports/node_modules/@acme/helper",
+        ),
+        (
+            "acme-docs",
+            "reference-only",
+            "host-dependency",
+            "first-party",
+            "@acme/reports > acme-docs",
+            "node_modules/@acme/reports/node_modules/acme-docs",
+        ),
+        (
+            "acme-sneaky",
+            "loaded",
+            "installed",
+            "trusted",
+            "trusted-tools > acme-sneaky",
+            "node_modules/trusted-tools/node_modules/acme-sneaky",
+        ),
+    ]
+    # the first-party copy of @acme/helper claims its config key; the one under shady-tools is the same package
+    assert run.package("@acme/helper")["diagnostics"] == []
+    assert [(d["severity"], d["code"], d["pointer"]) for d in run.package("acme-sneaky")["diagnostics"]] == [
+        ("warning", "NB1110", "/neuralis/configSettings"),
+        ("warning", "NB1820", "/neuralis/tools/0/name"),
+    ]
+    # were acme-sneaky first-party, "acme-sneaky" < "zeta-tools" would take the name; at its parent's tier it cannot
+    assert run.report["tools"] == [{"name": "acme_lookup", "owner": "zeta-tools", "shadowed": ["acme-sneaky"]}]
+    helper_paths = [c["path"] for c in run.report["closure"] if c["name"] == "@acme/helper"]
+    assert helper_paths == [
+        "node_modules/@acme/reports/node_modules/@acme/helper",
+        "node_modules/shady-tools/node_modules/@acme/helper",
+    ]
+    trusts = {c["path"]: c["trust"] for c in run.report["closure"]}
+    assert trusts["node_modules/shady-tools/node_modules/@acme/helper"] == "untrusted"
+    assert trusts["node_modules/shady-tools/node_modules/acme-sneaky"] == "untrusted"
+
+
+def test_a_refused_dependency_takes_out_what_needs_it(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    bad = manifest({"credentials": [{"id": "bad/id", "label": "x"}]}, name="acme-bad-dep")
+    publish(npm_registry, tmp_path, bad)
+    # a dependency that is itself a listed package at another version, under the listed one's id
+    publish(npm_registry, tmp_path, manifest(name="acme-core", version="2.0.0"))
+    publish(npm_registry, tmp_path, lib("acme-plain", "1.0.0"), {"index.js": "module.exports = 1;\n"})
+    t = tmp_path / "tgz"
+    write_tgz(t, "needs.tgz", package_tgz(manifest(name="acme-needs-bad", dependencies={"acme-bad-dep": "1.0.0"})))
+    write_tgz(t, "uses.tgz", package_tgz(manifest(name="acme-uses-needs", dependencies={"acme-needs-bad": "*"})))
+    write_tgz(t, "core.tgz", package_tgz(manifest(name="acme-core", version="1.0.0")))
+    write_tgz(t, "newer.tgz", package_tgz(manifest(name="acme-wants-core2", dependencies={"acme-core": "^2.0.0"})))
+    write_tgz(t, "fine.tgz", package_tgz(manifest(name="acme-fine", dependencies={"acme-plain": "1.0.0"})))
+    run = run_image(
+        spec_text(
+            {"source": "tgz/needs.tgz"},
+            {"source": "tgz/uses.tgz"},
+            {"source": "tgz/core.tgz"},
+            {"source": "tgz/newer.tgz"},
+            {"source": "tgz/fine.tgz"},
+        )
+    )
+    assert run.code == 1
+    statuses = {
+        p["path"] or p["name"]: (p["status"], [d["code"] for d in p["diagnostics"]]) for p in run.report["packages"]
+    }
+    assert statuses == {
+        "node_modules/acme-needs-bad": ("refused", ["NB1812"]),
+        "node_modules/acme-uses-needs": ("refused", ["NB1812"]),
+        "node_modules/acme-core": ("loaded", []),
+        "node_modules/acme-wants-core2": ("refused", ["NB1812"]),
+        "node_modules/acme-fine": ("loaded", []),
+        "node_modules/acme-needs-bad/node_modules/acme-bad-dep": ("refused", ["NB1002"]),
+        "node_modules/acme-wants-core2/node_modules/acme-core": ("refused", ["NB1814"]),
+    }
+    assert run.package("acme-needs-bad")["diagnostics"][0]["message"] == (
+        'it needs acme-bad-dep@1.0.0 (acme-needs-bad → acme-bad-dep), which is refused: "bad/id" breaks the '
+        "credential-id charset: start with a letter or _, then letters, digits, _, . or - (no slashes, no leading dot)"
+    )
+    assert "it needs acme-needs-bad@1.0.0" in run.package("acme-uses-needs")["diagnostics"][0]["message"]
+    core2 = next(
+        p for p in run.report["packages"] if p["path"] == "node_modules/acme-wants-core2/node_modules/acme-core"
+    )
+    assert "has the id 'acme-core', which the listed acme-core@1.0.0 already has" in core2["diagnostics"][0]["message"]
+    # nothing refused, and nothing that needs it, is in the image; npm's lock still holds the whole resolution
+    assert sorted(p.name for p in (run.image / "node_modules").iterdir()) == ["acme-core", "acme-fine"]
+    assert [c["path"] for c in run.report["closure"]] == [
+        "node_modules/acme-core",
+        "node_modules/acme-fine",
+        "node_modules/acme-fine/node_modules/acme-plain",
+    ]
+    lock = json.loads((run.image / "package-lock.json").read_text())
+    assert "node_modules/acme-needs-bad/node_modules/acme-bad-dep" in lock["packages"]
+
+
+def test_install_scripts_never_run_and_are_reported(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    marker = tmp_path / "script-ran"
+    write = f"node -e \"require('fs').writeFileSync('{marker}', 'x')\""
+    publish(npm_registry, tmp_path, lib("acme-post", "1.0.0", scripts={"postinstall": write}), {"index.js": ""})
+    publish(npm_registry, tmp_path, lib("acme-gyp", "1.0.0"), {"index.js": "", "binding.gyp": "{}"})
+    data = manifest(
+        name="acme-app", dependencies={"acme-post": "1.0.0", "acme-gyp": "1.0.0"}, scripts={"preinstall": write}
+    )
+    write_tgz(tmp_path / "tgz", "app.tgz", package_tgz(data))
+    run = run_image(spec_text({"source": "tgz/app.tgz"}))
+    assert run.code == 0, run.err
+    assert not marker.exists()
+    assert run.report["scripts"] == [
+        {"path": "node_modules/acme-app", "name": "acme-app", "version": "1.0.0", "scripts": {"preinstall": write}},
+        {
+            "path": "node_modules/acme-app/node_modules/acme-gyp",
+            "name": "acme-gyp",
+            "version": "1.0.0",
+            "scripts": {"install": "node-gyp rebuild (implied by binding.gyp)"},
+        },
+        {
+            "path": "node_modules/acme-app/node_modules/acme-post",
+            "name": "acme-post",
+            "version": "1.0.0",
+            "scripts": {"postinstall": write},
+        },
+    ]
+    text = _text(run, spec_text({"source": "tgz/app.tgz"}), tmp_path)
+    assert (
+        "install script not run: acme-post@1.0.0 (node_modules/acme-app/node_modules/acme-post) postinstall: " in text
+    )
+    assert not marker.exists()
+
+
+def test_bundled_dependencies_come_inside_their_parent(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    inner = json.dumps(lib("inner-lib", "3.0.0", dependencies={"ms": "2.1.3"}))
+    publish(
+        npm_registry,
+        tmp_path,
+        lib("acme-bundler", "1.0.0", dependencies={"inner-lib": "^3.0.0"}, bundleDependencies=["inner-lib"]),
+        {
+            "index.js": "module.exports = require('inner-lib');\n",
+            "node_modules/inner-lib/package.json": inner,
+            "node_modules/inner-lib/index.js": "module.exports = require('ms')('1s');\n",
+        },
+    )
+    listed = manifest(
+        name="acme-listed",
+        dependencies={"own-lib": "1.0.0", "acme-bundler": "1.0.0", "ms": "2.1.3"},
+        bundleDependencies=["own-lib"],
+    )
+    files = {
+        "index.js": "module.exports = [require('own-lib'), require('acme-bundler')];\n",
+        "node_modules/own-lib/package.json": json.dumps(lib("own-lib", "1.0.0")),
+        "node_modules/own-lib/index.js": "module.exports = 'own';\n",
+        "node_modules/stray/index.js": "not bundled, not shipped",
+    }
+    write_tgz(tmp_path / "tgz", "listed.tgz", package_tgz(listed, files))
+    run = run_image(spec_text({"source": "tgz/listed.tgz"}))
+    assert run.code == 0, run.err
+    assert [(c["path"], c["flags"]) for c in run.report["closure"]] == [
+        ("node_modules/acme-listed", []),
+        ("node_modules/acme-listed/node_modules/acme-bundler", []),
+        ("node_modules/acme-listed/node_modules/acme-bundler/node_modules/inner-lib", ["bundled"]),
+        ("node_modules/acme-listed/node_modules/ms", []),
+        ("node_modules/acme-listed/node_modules/own-lib", ["bundled"]),
+    ]
+    assert not (run.image / "node_modules/acme-listed/node_modules/stray").exists()
+    done = subprocess.run(
+        ["node", "-p", "JSON.stringify(require('acme-listed'))"], cwd=run.image, capture_output=True, text=True
+    )
+    assert done.stdout.strip() == '["own",1000]', done.stderr
+
+
+def test_peers_on_the_host_react_are_left_to_the_host_and_checked(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    t = tmp_path / "tgz"
+    write_tgz(t, "ui18.tgz", package_tgz(manifest(name="acme-ui18", peerDependencies={"react": "^18.0.0"})))
+    write_tgz(t, "ui19.tgz", package_tgz(manifest(name="acme-ui19", peerDependencies={"react": "^18.0.0 || ^19.0.0"})))
+    write_tgz(
+        t, "ssr.tgz", package_tgz(lib("acme-ssr", "1.0.0", dependencies={"react": "18.3.1", "@types/ms": "2.1.0"}))
+    )
+    run = run_image(spec_text({"source": "tgz/ui18.tgz"}, {"source": "tgz/ui19.tgz"}, {"source": "tgz/ssr.tgz"}))
+    assert run.code == 0, run.err
+    assert [c["path"] for c in run.report["closure"]] == [
+        "node_modules/acme-ssr",
+        "node_modules/acme-ssr/node_modules/@types/ms",
+        "node_modules/acme-ui18",
+        "node_modules/acme-ui19",
+        "node_modules/react",
+        "node_modules/react/node_modules/js-tokens",
+        "node_modules/react/node_modules/loose-envify",
+    ]
+    assert run.report["conflicts"] == [
+        {
+            "kind": "host-package",
+            "name": "react",
+            "severity": "warning",
+            "message": "react@18.3.1 is installed at node_modules/react for acme-ssr → react, "
+            "although the host provides react: that package depends on its own copy instead of declaring a peer",
+        },
+        {
+            "kind": "peer",
+            "name": "react",
+            "severity": "warning",
+            "message": "acme-ui18 declares the peer react@^18.0.0, which the host's React 19 does not meet; the image "
+            "installs no react (the host provides it)",
+        },
+    ]
+    # @types/ms names its tarball's folder "ms/", not "package/": installed all the same
+    assert (run.image / "node_modules/acme-ssr/node_modules/@types/ms/index.d.ts").is_file()
+    # loose-envify's bin target is executable, as npm installs it
+    assert (run.image / "node_modules/react/node_modules/loose-envify/cli.js").stat().st_mode & 0o111
+    # without a package that depends on react itself, npm's lock holds the peers and the image no react at all
+    alone = run_image(spec_text({"source": "tgz/ui18.tgz"}, {"source": "tgz/ui19.tgz"}), out=tmp_path / "alone")
+    assert alone.code == 0, alone.err
+    lock = json.loads((alone.image / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/react"]["peer"] is True
+    assert [c["path"] for c in alone.report["closure"]] == ["node_modules/acme-ui18", "node_modules/acme-ui19"]
+    assert not (alone.image / "node_modules/react").exists()
+    assert [c["kind"] for c in alone.report["conflicts"]] == ["peer"]
+
+
+def test_a_listed_name_always_resolves_to_its_own_tarball(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    for version in ("1.0.0", "1.5.0"):
+        publish(npm_registry, tmp_path, lib("acme-conf", version), {"index.js": "module.exports = 'registry';\n"})
+    t = tmp_path / "tgz"
+    write_tgz(t, "conf.tgz", package_tgz(lib("acme-conf", "1.0.0"), {"index.js": "module.exports = 'ours';\n"}))
+    write_tgz(t, "user.tgz", package_tgz(lib("acme-user", "1.0.0", dependencies={"acme-conf": "^1.0.0"})))
+    run = run_image(spec_text({"source": "tgz/user.tgz"}, {"source": "tgz/conf.tgz"}))
+    assert run.code == 0, run.err
+    assert [c["path"] for c in run.report["closure"]] == ["node_modules/acme-conf", "node_modules/acme-user"]
+    lock = json.loads((run.image / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/acme-conf"]["resolved"].startswith("file:.neuralis-tarballs/acme-conf-")
+    found = resolve_from(run.image, [("node_modules/acme-user", "acme-conf")])
+    assert found == {"node_modules/acme-user acme-conf": "node_modules/acme-conf/index.js"}
+
+
+def test_credentials_from_npmrc_fetch_a_private_package(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    import urllib.error
+    import urllib.request
+
+    publish(npm_registry, tmp_path, lib("@private/secret", "1.0.0"), {"index.js": "module.exports = 'secret';\n"})
+    with pytest.raises(urllib.error.HTTPError) as refused:  # anonymous reads are refused
+        urllib.request.urlopen(f"{npm_registry.url}@private/secret/-/secret-1.0.0.tgz", timeout=30)
+    assert refused.value.code in (401, 403)
+    write_tgz(tmp_path / "tgz", "app.tgz", package_tgz(lib("acme-app", "1.0.0", dependencies={"@private/secret": "1"})))
+    run = run_image(spec_text({"source": "tgz/app.tgz"}))
+    assert run.code == 0, run.err
+    installed = run.image / "node_modules/acme-app/node_modules/@private/secret/index.js"
+    assert installed.read_text() == "module.exports = 'secret';\n"
+
+
+def test_registry_errors_exit_2_in_one_line(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = tmp_path / "tgz"
+    write_tgz(t, "a.tgz", package_tgz(lib("acme-a", "1.0.0", dependencies={"acme-nowhere": "^1.0.0"})))
+    write_tgz(t, "b.tgz", package_tgz(lib("acme-b", "1.0.0", dependencies={"ms": "^9.0.0"})))
+    missing = run_image(spec_text({"source": "tgz/a.tgz"}))
+    assert missing.code == 2
+    assert _error(missing.err) == (
+        f"error: npm install failed: E404 Not Found - GET {npm_registry.url}acme-nowhere - no such package "
+        "available (acme-nowhere@^1.0.0) (needed by acme-a)"
+    )
+    version = run_image(spec_text({"source": "tgz/b.tgz"}), out=tmp_path / "o2")
+    assert version.code == 2
+    assert _error(version.err) == (
+        "error: npm install failed: ETARGET No matching version found for ms@^9.0.0. (needed by acme-b)"
+    )
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+    down = run_image(spec_text({"source": "tgz/b.tgz"}), out=tmp_path / "o3")
+    assert down.code == 2
+    first = _error(down.err)
+    assert first.startswith("error: npm install failed: ECONNREFUSED request to http://127.0.0.1:9/ms failed")
+    assert "(needed by acme-b)" in first
+    for err in (missing.err, version.err, down.err):
+        assert " at " not in err and "Traceback" not in err
+        assert not (tmp_path / "out/node_modules").exists()
+
+
+def _error(err: str) -> str:
+    """The one line that says what went wrong (the lines before it are the progress of the listed packages)."""
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, err
+    return lines[0]
