@@ -114,7 +114,8 @@ def materialize(
             has_gyp = any(e.path == "binding.gyp" for e in got)
             out.written[node.path] = Written(manifest, install_scripts(manifest, has_gyp))
 
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        # writing many small files waits on the file system, not the CPU: more threads than cores pay off
+        with ThreadPoolExecutor(max_workers=max(4, 4 * jobs)) as pool:
             list(pool.map(write, level))
     for node in nodes:
         if node.in_bundle and node.path not in out.written:

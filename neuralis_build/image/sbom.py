@@ -27,8 +27,7 @@ SBOM = "sbom.cdx.json"
 IMAGE_REF = "neuralis-image"
 
 
-def _component(item: Installed, registry: bool) -> Component:
-    from cyclonedx.contrib.license.factories import LicenseFactory
+def _component(item: Installed, registry: bool, licenses: Any) -> Component:
     from cyclonedx.model import ExternalReference, ExternalReferenceType, HashAlgorithm, HashType, Property, XsUri
     from cyclonedx.model.component import Component
     from packageurl import PackageURL
@@ -50,7 +49,7 @@ def _component(item: Installed, registry: bool) -> Component:
         properties.append(Property(name="cdx:npm:package:bundled", value="true"))
     for hook, script in item.scripts:
         properties.append(Property(name=f"neuralis:install-script:{hook}", value=f"not run: {script}"))
-    licenses = [LicenseFactory().make_from_string(item.license)] if item.license else []
+    found = [licenses.make_from_string(item.license)] if item.license else []
     # a package that came from a file: tarball may share its name with an unrelated public one: no purl for it
     purl = PackageURL(type="npm", namespace=group or None, name=name, version=item.version) if registry else None
     return Component(
@@ -60,7 +59,7 @@ def _component(item: Installed, registry: bool) -> Component:
         bom_ref=item.path,
         purl=purl,
         hashes=hashes,
-        licenses=licenses,
+        licenses=found,
         external_references=refs,
         properties=properties,
     )
@@ -68,29 +67,44 @@ def _component(item: Installed, registry: bool) -> Component:
 
 def render_sbom(result: ImageResult, closure: Closure, npm_sources: frozenset[str] = frozenset()) -> str:
     """The SBOM's text: the image as the root component, every installed package, and their dependency graph."""
+    from cyclonedx.contrib.license.factories import LicenseFactory
     from cyclonedx.model.bom import Bom, BomMetaData
     from cyclonedx.model.component import Component, ComponentType
+    from cyclonedx.model.dependency import Dependency
     from cyclonedx.output.json import JsonV1Dot6
 
+    licenses = LicenseFactory()  # one: building it reads the SPDX licence list
     components = {
         item.path: _component(
-            item, bool(item.resolved and item.resolved.startswith("http")) or item.path in npm_sources
+            item, bool(item.resolved and item.resolved.startswith("http")) or item.path in npm_sources, licenses
         )
         for item in result.installed
     }
     root = Component(name=IMAGE_REF, type=ComponentType.APPLICATION, bom_ref=IMAGE_REF, version=None)
     tool = Component(name="neuralis-build", type=ComponentType.APPLICATION, version=__version__)
     digest = json.dumps([[i.path, i.integrity] for i in result.installed]).encode()
+    # the graph is built here, not with Bom.register_dependency, which searches every entry on each call
+    graph = [
+        Dependency(
+            ref=root.bom_ref,
+            dependencies=[Dependency(ref=components[p].bom_ref) for p in sorted(closure.listed) if p in components],
+        )
+    ]
+    for path, component in sorted(components.items()):
+        targets = sorted(set(closure.edges.get(path, {}).values()))
+        graph.append(
+            Dependency(
+                ref=component.bom_ref,
+                dependencies=[Dependency(ref=components[t].bom_ref) for t in targets if t in components],
+            )
+        )
     bom = Bom(
         serial_number=uuid.uuid5(uuid.NAMESPACE_URL, "urn:neuralis-image:" + base64.b64encode(digest).decode()),
         metadata=BomMetaData(component=root),
         components=components.values(),
+        dependencies=graph,
     )
     bom.metadata.tools.components.add(tool)
-    bom.register_dependency(root, [components[p] for p in sorted(closure.listed) if p in components])
-    for path, component in sorted(components.items()):
-        targets = sorted(set(closure.edges.get(path, {}).values()))
-        bom.register_dependency(component, [components[t] for t in targets if t in components])
     text = JsonV1Dot6(bom).output_as_string(indent=2)
     data: dict[str, Any] = json.loads(text)
     data.get("metadata", {}).pop("timestamp", None)  # the build's time, which would change every byte's hash
