@@ -173,6 +173,7 @@ def test_two_builds_give_the_same_bytes_and_frozen_survives_the_registry_moving_
     for name in outputs:
         assert (first.image / name).read_bytes() == (second.image / name).read_bytes(), name
     assert tree_bytes(first.image / "node_modules") == tree_bytes(second.image / "node_modules")
+    assert_valid_sbom(first.image / "sbom.cdx.json")
     # the registry moves on: a newer acme-shared and a newer ms (what debug's ^ range now picks)
     publish(npm_registry, tmp_path, lib("acme-shared", "1.2.0"), {"index.js": "module.exports = '1.2.0';\n"})
     before = tree_bytes(first.image / "node_modules")
@@ -534,3 +535,24 @@ def _error(err: str) -> str:
     lines = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(lines) == 1, err
     return lines[0]
+
+
+def assert_valid_sbom(path: Path) -> None:
+    """CycloneDX 1.6 by the library's strict JSON validator, with a component per installed folder and its graph."""
+    from cyclonedx.schema import SchemaVersion
+    from cyclonedx.validation.json import JsonStrictValidator
+
+    text = path.read_text()
+    assert JsonStrictValidator(SchemaVersion.V1_6).validate_str(text) is None
+    bom = json.loads(text)
+    assert "timestamp" not in bom["metadata"]
+    assert bom["metadata"]["component"]["name"] == "neuralis-image"
+    refs = {c["bom-ref"]: c for c in bom["components"]}
+    debug = refs["node_modules/@acme/app/node_modules/debug"]
+    assert debug["purl"] == "pkg:npm/debug@4.4.3"
+    assert debug["licenses"] == [{"license": {"id": "MIT"}}]
+    assert debug["hashes"][0]["alg"] == "SHA-512"
+    assert "purl" not in refs["node_modules/@acme/app"]  # from a tarball: it may share a name with a public package
+    graph = {d["ref"]: d.get("dependsOn", []) for d in bom["dependencies"]}
+    assert graph["neuralis-image"] == ["node_modules/@acme/app"]
+    assert graph["node_modules/@acme/app/node_modules/debug"] == ["node_modules/@acme/app/node_modules/ms"]
