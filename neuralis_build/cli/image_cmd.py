@@ -155,13 +155,15 @@ def print_closure(console: Console, result: ImageResult) -> None:
     """The closure in three lines or so: how many packages from where, each conflict, each script not run."""
     from rich.markup import escape
 
+    from neuralis_build.cli.render import display_path
+
     installed = result.installed
     registry = sum(1 for i in installed if (i.resolved or "").startswith(("https://", "http://")))
     bundled = sum(1 for i in installed if "bundled" in i.flags)
     listed = len(installed) - registry - bundled
     console.print(
         f"closure: {len(installed)} package(s) installed ({listed} listed, {registry} from the registry, "
-        f"{bundled} bundled); npm's lock: {escape(str(result.out / 'package-lock.json'))}"
+        f"{bundled} bundled); npm's lock: {escape(display_path(result.out / 'package-lock.json'))}"
     )
     for c in result.conflicts:
         mark = "[red]✗[/]" if c.severity == "error" else "[yellow]![/]"

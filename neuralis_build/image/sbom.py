@@ -108,4 +108,6 @@ def render_sbom(result: ImageResult, closure: Closure, npm_sources: frozenset[st
     text = JsonV1Dot6(bom).output_as_string(indent=2)
     data: dict[str, Any] = json.loads(text)
     data.get("metadata", {}).pop("timestamp", None)  # the build's time, which would change every byte's hash
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    first = ("$schema", "bomFormat", "specVersion", "serialNumber", "version", "metadata")
+    ordered = {k: data[k] for k in first if k in data} | {k: v for k, v in data.items() if k not in first}
+    return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
