@@ -105,7 +105,7 @@ def print_summary(console: Console, result: ImageResult) -> None:
     from neuralis_build.cli.render import display_path, print_diagnostics
 
     table = Table(title=f"image {display_path(result.out)}", title_justify="left")
-    for column in ("package", "version", "class", "trust", "status", "UI module"):
+    for column in ("package", "version", "class", "trust", "status", "UI module", "brought in by"):
         table.add_column(column)
     for p in result.packages:
         module = "" if p.module is None else p.module.status
@@ -117,6 +117,7 @@ def print_summary(console: Console, result: ImageResult) -> None:
             p.trust,
             f"[{_STATUS_STYLE[p.status]}]{p.status}[/]",
             f"[{style}]{module}[/]" if module else "",
+            escape(" → ".join(p.chain[:-1])) if len(p.chain) > 1 else "",
         )
     console.print(table)
     for p in result.packages:
@@ -137,6 +138,7 @@ def print_summary(console: Console, result: ImageResult) -> None:
     if result.services:
         listed = "; ".join(f"{s}: {', '.join(ids)}" for s, ids in result.services.items())
         console.print(f"services: {escape(listed)}")
+    print_closure(console, result)
     counts = [
         f"[green]{result.count('loaded')} loaded[/]",
         f"[cyan]{result.count('reference-only')} reference-only[/]",
@@ -147,3 +149,28 @@ def print_summary(console: Console, result: ImageResult) -> None:
     ]
     console.print(" · ".join(counts))
     console.print(f"[dim]report: {escape(display_path(result.out / 'neuralis-image.json'))}[/]")
+
+
+def print_closure(console: Console, result: ImageResult) -> None:
+    """The closure in three lines or so: how many packages from where, each conflict, each script not run."""
+    from rich.markup import escape
+
+    from neuralis_build.cli.render import display_path
+
+    installed = result.installed
+    registry = sum(1 for i in installed if (i.resolved or "").startswith(("https://", "http://")))
+    bundled = sum(1 for i in installed if "bundled" in i.flags)
+    listed = len(installed) - registry - bundled
+    console.print(
+        f"closure: {len(installed)} package(s) installed ({listed} listed, {registry} from the registry, "
+        f"{bundled} bundled); npm's lock: {escape(display_path(result.out / 'package-lock.json'))}"
+    )
+    for c in result.conflicts:
+        mark = "[red]✗[/]" if c.severity == "error" else "[yellow]![/]"
+        console.print(f"{mark} {c.kind}: {escape(c.message)}")
+    for entry in result.scripts:
+        scripts = "; ".join(f"{k}: {v}" for k, v in entry["scripts"].items())
+        console.print(
+            f"[yellow]![/] install script not run: {escape(entry['name'])}@{escape(entry['version'])} "
+            f"[dim]({escape(entry['path'])})[/] {escape(scripts)}"
+        )

@@ -118,7 +118,7 @@ def _refuse_path(name: str, why: str) -> ArchiveRefused:
     )
 
 
-def _relative(name: str, limits: Limits) -> str:
+def _relative(name: str, limits: Limits, root: str = "package") -> str:
     """The package-relative path of an entry name, or a refusal naming what is wrong with it."""
     if len(name.encode("utf-8", "surrogateescape")) > limits.max_path_bytes:
         raise ArchiveRefused(NB1806, f"the entry path {name[:60]!r}… is longer than {limits.max_path_bytes} bytes", "")
@@ -131,8 +131,8 @@ def _relative(name: str, limits: Limits) -> str:
     parts = name.split("/")
     if ".." in parts:
         raise _refuse_path(name, "has a .. segment")
-    if parts[0] != "package":
-        raise _refuse_path(name, "does not start with package/")
+    if parts[0] != root:
+        raise _refuse_path(name, f"does not start with {root}/")
     rest = parts[1:]
     if rest and rest[-1] == "":  # a directory entry's trailing slash
         rest = rest[:-1]
@@ -158,9 +158,15 @@ _KIND_WORDS = {
 }
 
 
-def read_tarball(data: bytes, limits: Limits | None = None) -> list[Entry]:
-    """Every regular file of a ``.tgz`` in archive order; refuse the whole archive on the first broken rule."""
+def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = False) -> list[Entry]:
+    """Every regular file of a ``.tgz`` in archive order; refuse the whole archive on the first broken rule.
+
+    ``any_root``: the entries share one first folder of any name, not necessarily ``package/`` (npm
+    strips the first component of a registry tarball, and some publishers, @types/* among them, name it
+    after the package); every other rule stays.
+    """
     limits = limits or Limits()
+    root: str | None = None if any_root else "package"
     if data[:2] != b"\x1f\x8b":
         raise ArchiveRefused(NB1807, "the file is not gzip-compressed", "a package tarball is a .tgz (npm pack)")
     stream = io.BufferedReader(_Gunzip(data, limits.max_stream_bytes), buffer_size=65536)
@@ -176,7 +182,9 @@ def read_tarball(data: bytes, limits: Limits | None = None) -> list[Entry]:
             count += 1
             if count > limits.max_entries:
                 raise ArchiveRefused(NB1806, f"the tarball has more than {limits.max_entries:,} entries", "")
-            rel = _relative(member.name, limits)
+            if root is None:
+                root = member.name.split("/", 1)[0] or "package"
+            rel = _relative(member.name, limits, root)
             if member.type in _KIND_WORDS or not (member.isfile() or member.isdir()):
                 what = _KIND_WORDS.get(member.type, f"an entry of tar type {member.type!r}")
                 raise ArchiveRefused(

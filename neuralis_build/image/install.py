@@ -8,9 +8,11 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
 from neuralis_build.image.extract import Entry, write_entries
+from neuralis_build.npmname import name_problems
 
 STAGING = ".neuralis-staging"
 NODE_MODULES = "node_modules"
@@ -34,11 +36,34 @@ def stage(entries: Sequence[Entry], staging_root: Path, name: str) -> Path:
     return target
 
 
-def keep_only(root: Path, keep: set[str]) -> None:
-    """Delete every file under ``root`` whose package-relative path is not in ``keep``, and the folders left empty."""
+def bundled_folders(root: Path, manifest: dict[str, Any]) -> list[str]:
+    """The ``node_modules/<name>/`` folders npm packs as bundled: the bundled names and what they depend on."""
+    from neuralis_build.pack.refusals import _bundled
+
+    queue = list(_bundled(manifest)[1])
+    found: list[str] = []
+    while queue:
+        name = queue.pop(0)
+        folder = f"node_modules/{name}/"
+        if folder in found or name_problems(name) or not package_dir(root, name).joinpath("package.json").is_file():
+            continue
+        found.append(folder)
+        try:
+            deps = json.loads(package_dir(root, name).joinpath("package.json").read_text("utf-8")).get("dependencies")
+        except (OSError, ValueError, AttributeError):
+            deps = None
+        queue.extend(str(d) for d in (deps if isinstance(deps, dict) else {}))
+    return found
+
+
+def keep_only(root: Path, keep: set[str], folders: Sequence[str] = ()) -> None:
+    """Delete every file under ``root`` whose package-relative path is not in ``keep`` (nor inside one of
+    ``folders``), and the folders left empty."""
     for folder, _dirs, files in os.walk(root, topdown=False):
         rel = os.path.relpath(folder, root).replace(os.sep, "/")
         prefix = "" if rel == "." else rel + "/"
+        if any(prefix.startswith(f) for f in folders):
+            continue
         for name in files:
             if prefix + name not in keep:
                 os.remove(os.path.join(folder, name))
@@ -63,11 +88,11 @@ def commit(staged: Path, out: Path, name: str) -> Path:
 
 
 def sweep_aside(out: Path) -> None:
-    """Delete the ``.<name>.old-<pid>`` folders an interrupted :func:`commit` left in ``out/node_modules``."""
+    """Delete the ``.<name>.old-<pid>`` folders an interrupted swap left in ``out`` or ``out/node_modules``."""
     modules = out / NODE_MODULES
-    if not modules.is_dir():
-        return
-    folders = [modules, *(p for p in modules.iterdir() if p.name.startswith("@") and p.is_dir())]
+    folders = [out]
+    if modules.is_dir():
+        folders += [modules, *(p for p in modules.iterdir() if p.name.startswith("@") and p.is_dir())]
     for folder in folders:
         for leftover in folder.glob(".*.old-*"):
             if leftover.is_dir() and not leftover.is_symlink():

@@ -10,7 +10,7 @@ from typing import Any
 from neuralis_build.errors import UsageError
 
 LOCK = "neuralis-image.lock"
-LOCK_VERSION = 1
+LOCK_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -27,16 +27,20 @@ class Locked:
         return {k: v for k, v in data.items() if v is not None}
 
 
-def render_lock(packages: list[Locked]) -> str:
-    """The lock's text: a header comment, the format version and one [[package]] per SPEC entry, in SPEC order."""
+def render_lock(packages: list[Locked], installed: list[dict[str, Any]]) -> str:
+    """The lock's text: a header, the format version, one [[package]] per SPEC entry (in SPEC order), then
+    one [[installed]] per package of the closure (by path): what npm resolved and the chain that brings it in."""
     import tomli_w
 
-    body = tomli_w.dumps({"version": LOCK_VERSION, "package": [p.to_toml() for p in packages]})
-    return "# Written by neuralis-build image; --frozen refuses to build when the image would differ.\n" + body
+    data = {"version": LOCK_VERSION, "package": [p.to_toml() for p in packages], "installed": installed}
+    return (
+        "# Written by neuralis-build image; --frozen refuses to build when the image would differ.\n"
+        "# npm's own lock of the closure is package-lock.json beside it.\n" + tomli_w.dumps(data)
+    )
 
 
-def read_lock(path: Path) -> list[Locked]:
-    """Read a lock; a missing or malformed one is a usage error (exit 2)."""
+def read_lock(path: Path) -> tuple[list[Locked], list[dict[str, Any]]]:
+    """Read a lock (its SPEC entries and installed packages); a missing or malformed one is a usage error."""
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text("utf-8"))
     except FileNotFoundError:
@@ -52,7 +56,10 @@ def read_lock(path: Path) -> list[Locked]:
         if not isinstance(entry, dict) or not isinstance(entry.get("source"), str):
             raise UsageError(f"{path}: a [[package]] entry has no source")
         out.append(Locked(entry["source"], entry.get("name"), entry.get("version"), entry.get("integrity")))
-    return out
+    installed = data.get("installed", [])
+    if not isinstance(installed, list) or not all(isinstance(i, dict) for i in installed):
+        raise UsageError(f"{path}: [[installed]] entries must be tables")
+    return out, installed
 
 
 def lock_differences(old: list[Locked], new: list[Locked]) -> list[str]:
@@ -72,3 +79,16 @@ def lock_differences(old: list[Locked], new: list[Locked]) -> list[str]:
             if a != b:
                 problems.append(f"{p.source}: {field} would be {b}, the lock has {a}")
     return sorted(problems)
+
+
+def installed_differences(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[str]:
+    """What changed in the installed closure, one line per path."""
+    before = {str(i.get("path")): i for i in old}
+    after = {str(i.get("path")): i for i in new}
+    problems = [f"{p}: in the lock but would not be installed" for p in sorted(before.keys() - after.keys())]
+    problems += [f"{p}: would be installed but is not in the lock" for p in sorted(after.keys() - before.keys())]
+    for p in sorted(before.keys() & after.keys()):
+        for key in ("name", "version", "integrity", "resolved"):
+            if before[p].get(key) != after[p].get(key):
+                problems.append(f"{p}: {key} would be {after[p].get(key)}, the lock has {before[p].get(key)}")
+    return problems

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
+from neuralis_build.image.conflicts import Conflict, Installed
 from neuralis_build.image.contests import ToolContest
 from neuralis_build.image.judge import ModuleVerdict
 from neuralis_build.trust import InstallClass, Trust
@@ -32,6 +33,9 @@ class PackageOutcome:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     module: ModuleVerdict | None = None
     cached: bool = False
+    path: str | None = None  # where it is installed (node_modules/…), None when refused before installing
+    chain: tuple[str, ...] = ()  # the listed package and the dependencies that bring it in
+    paths: tuple[str, ...] = ()  # every place a dependency is installed (the same package at several places)
 
     @property
     def refused(self) -> bool:
@@ -48,6 +52,8 @@ class PackageOutcome:
             "status": self.status,
             "diagnostics": [d.to_json() for d in self.diagnostics],
             "module": self.module.to_json() if self.module else None,
+            "path": self.path,
+            "chain": list(self.chain),
         }
 
 
@@ -60,6 +66,8 @@ class ImageResult:
     packages: list[PackageOutcome]
     tools: list[ToolContest]
     services: dict[str, list[str]]
+    installed: list[Installed] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
 
     def count(self, status: Status) -> int:
         return sum(1 for p in self.packages if p.status == status)
@@ -70,8 +78,18 @@ class ImageResult:
 
     @property
     def anything_refused(self) -> bool:
-        """A refused package or a refused UI module: what makes the build exit 1 without --allow-refused."""
-        return self.count("refused") > 0 or self.refused_modules > 0
+        """A refused package, a refused UI module or an error conflict: exit 1 without --allow-refused."""
+        errors = any(c.severity == "error" for c in self.conflicts)
+        return self.count("refused") > 0 or self.refused_modules > 0 or errors
+
+    @property
+    def scripts(self) -> list[dict[str, Any]]:
+        """Every installed package with install scripts, none of which ran."""
+        return [
+            {"path": i.path, "name": i.name, "version": i.version, "scripts": dict(i.scripts)}
+            for i in self.installed
+            if i.scripts
+        ]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,6 +97,9 @@ class ImageResult:
             "packages": [p.to_json() for p in self.packages],
             "tools": [t.to_json() for t in self.tools],
             "services": self.services,
+            "closure": [i.to_json() for i in self.installed],
+            "conflicts": [c.to_json() for c in self.conflicts],
+            "scripts": self.scripts,
         }
 
     def render(self) -> str:

@@ -6,18 +6,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.check import check_package
-from neuralis_build.diagnostics import Diagnostic, code, has_errors
+from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import NeuralisError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import install
 from neuralis_build.image.cache import Cache, tree_hash
-from neuralis_build.image.contests import facts_of
+from neuralis_build.image.discover import judge_staged
 from neuralis_build.image.extract import ArchiveRefused, Limits, read_tarball
 from neuralis_build.image.fetch import NB1801, NB1802, FetchFailed, integrity_of, npm_pack, read_tarball_file
-from neuralis_build.image.judge import module_verdict_codes
-from neuralis_build.image.work import Work, key_of, reuse, source_diag
-from neuralis_build.manifest.sections.events import NB0706
+from neuralis_build.image.materialize import read_manifest
+from neuralis_build.image.work import Work, cached_verdict, key_of, source_diag
 from neuralis_build.npmname import name_problems
 from neuralis_build.pack.packlist import packlist
 from neuralis_build.pack.tarball import pack_package
@@ -30,7 +28,7 @@ NB1811 = code("NB1811", "name-taken", "another SPEC entry already installs a pac
 Finish = Callable[[Work], None]
 
 
-def acquire(work: Work, out: Path, cache: Cache, host: HostProfile, limits: Limits, finish: Finish) -> None:
+def acquire(work: Work, cache: Cache, host: HostProfile, limits: Limits, finish: Finish) -> None:
     """Read a source: a folder's manifest, or a tarball's bytes (integrity, cache, hostile-input rules)."""
     spec = work.spec
     try:
@@ -42,10 +40,11 @@ def acquire(work: Work, out: Path, cache: Cache, host: HostProfile, limits: Limi
             return
         if spec.kind == "npm":
             assert spec.npm_name is not None and spec.npm_version is not None
-            data = read_tarball_file(npm_pack(spec.npm_name, spec.npm_version, cache.npm))
+            work.tarball = npm_pack(spec.npm_name, spec.npm_version, cache.npm)
         else:
             assert spec.path is not None
-            data = read_tarball_file(spec.path)
+            work.tarball = spec.path
+        data = read_tarball_file(work.tarball)
         work.integrity = integrity_of(data)
         if spec.integrity is not None and spec.integrity != work.integrity:
             work.refuse(
@@ -59,9 +58,12 @@ def acquire(work: Work, out: Path, cache: Cache, host: HostProfile, limits: Limi
             finish(work)
             return
         work.key = key_of(work, work.integrity, host, limits.__dict__)
-        if reuse(work, cache, out, finish):
+        if cached_verdict(work, cache) and not work.alive:
+            finish(work)
             return
         work.entries = read_tarball(data, limits)
+        if work.cached:
+            return
         raw = next(e.data for e in work.entries if e.path == MANIFEST)
         work.manifest = parse_manifest(raw, Path(spec.source)).manifest
         _name_version(work)
@@ -200,10 +202,10 @@ def stage_and_check(
     finish: Finish,
 ) -> None:
     """Build and pack a folder (or take a tarball's checked entries), stage it with its files, and check it."""
-    if not work.alive or work.cached:
+    if not work.alive:
         return
     o = work.outcome
-    assert o.name is not None and work.manifest is not None
+    assert o.name is not None
     try:
         if work.spec.kind == "directory":
             package = work.source_package
@@ -213,23 +215,31 @@ def stage_and_check(
             builds = _builds_outputs(package, o.trust)
             skip = frozenset({"dist"}) if builds else frozenset()
             work.key = key_of(work, tree_hash(package.root, skip), host, externals, limits.__dict__)
-            if reuse(work, cache, staging.parent, finish):  # the staging folder sits in the image folder
-                return
-            if builds:
-                _build_directory(package, host, externals)
-                package = load_package(package.root)
-            work.manifest = package.manifest
-            packed = pack_package(package)  # npm's file list, in memory; then read like any tarball
+            packed = pack_package(package) if work.key in cache.records else None
+            if packed is not None and packed.integrity == cache.records[work.key].get("integrity"):
+                cached_verdict(work, cache)  # the folder's last build is still its dist/: no rebuild
+                finish(work)
+                if not work.alive:
+                    return
+            else:
+                if builds:
+                    _build_directory(package, host, externals)
+                    package = load_package(package.root)
+                work.manifest = package.manifest
+                packed = pack_package(package)  # npm's file list, in memory; then read like any tarball
             work.integrity = packed.integrity
+            work.tgz = packed.tgz
             work.entries = read_tarball(packed.tgz, limits)
             work.staged = install.stage(work.entries, staging, o.name)
         else:
             assert work.entries is not None
             work.staged = install.stage(work.entries, staging, o.name)
             # the files whitelist, as npm pack selects it from the same tree
-            install.keep_only(work.staged, set(packlist(work.staged, work.manifest)))
+            manifest = work.manifest if work.manifest is not None else read_manifest(work.staged)
+            # npm's pack takes the bundled dependencies' folders as they are
+            bundled = install.bundled_folders(work.staged, manifest)
+            install.keep_only(work.staged, set(packlist(work.staged, manifest)), bundled)
         work.entries = None  # the bytes are on disk from here on
-        staged = load_package(work.staged)
     except ArchiveRefused as exc:
         work.refuse(source_diag(work, exc.rule.id, exc.message, exc.hint))
         finish(work)
@@ -242,23 +252,10 @@ def stage_and_check(
         o.diagnostics.extend(diagnostics)
         finish(work)
         return
-    if not staged.is_neuralis:
-        o.status = "not-neuralis"
-        return
-    if staged.reference_only:
-        o.status = "reference-only"
-        return
-    result = check_package(staged, o.trust, host)
-    # The module is judged below, against the packages this image loads; its verdict never refuses the
-    # package. An installed package is its packed form: event sources stay behind (the build compiled
-    # them, and check's NB1612 still requires dist/src/events/<subject>.js).
-    ignored = module_verdict_codes() | {NB0706.id}
-    judged = [d for d in result.diagnostics if d.code not in ignored]
-    o.diagnostics.extend(judged)
-    if has_errors(judged):
-        o.status = "refused"
-        return
-    work.facts = facts_of(staged, o.trust, result.effective or {})
+    o.path = f"node_modules/{o.name}"
+    o.chain = (o.name,)
+    if not work.cached:
+        work.facts = judge_staged(o, work.staged, host)
 
 
 def resolve(works: list[Work], staging: Path) -> None:

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, DiagnosticJSON, has_errors
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.image import install
-from neuralis_build.image.cache import Cache, cache_key, listing
+from neuralis_build.image.cache import Cache, cache_key
 from neuralis_build.image.contests import Facts
 from neuralis_build.image.extract import Entry
 from neuralis_build.image.report import PackageOutcome
 from neuralis_build.image.spec import PackageSpec
-from neuralis_build.npmname import name_problems
 from neuralis_build.package import Package
 
 
@@ -41,8 +38,9 @@ class Work:
     source_package: Package | None = None
     staged: Path | None = None
     facts: Facts | None = None
-    listing: list[list[Any]] | None = None
     cached: bool = False
+    tarball: Path | None = None  # the source tarball npm resolves from (a tarball or npm: source)
+    tgz: bytes | None = None  # or its bytes (a folder, packed in memory)
 
     @property
     def alive(self) -> bool:
@@ -58,14 +56,14 @@ def source_diag(work: Work, rule_id: str, message: str, hint: str | None) -> Dia
     return Diagnostic("error", rule_id, work.spec.source, "", message, hint or None)
 
 
-_ACROSS = ("NB1811", "NB1820", "NB1821", "NB1822", "NB1823")
+_ACROSS = ("NB1811", "NB1812", "NB1813", "NB1820", "NB1821", "NB1822", "NB1823")
 
 
-def record_of(work: Work, out: Path) -> dict[str, Any] | None:
+def record_of(work: Work) -> dict[str, Any] | None:
     """What the cache keeps of a package's own verdict; None when the verdict depends on the other packages.
 
     Contests are settled anew on every build; a package refused only because of another one is not
-    cached (it was never installed, and the other one may be gone next time).
+    cached (the other one may be gone next time).
     """
     o = work.outcome
     own = [d for d in o.diagnostics if d.code not in _ACROSS]
@@ -73,7 +71,6 @@ def record_of(work: Work, out: Path) -> dict[str, Any] | None:
         return None
     if any(d.code == "NB1811" for d in o.diagnostics):
         return None
-    installed = install.package_dir(out, o.name) if o.name and o.status != "refused" else None
     return {
         "name": o.name,
         "id": o.id,
@@ -82,7 +79,6 @@ def record_of(work: Work, out: Path) -> dict[str, Any] | None:
         "status": "refused" if has_errors(own) else o.status,
         "diagnostics": [d.to_json() for d in own],
         "facts": work.facts.to_json() if work.facts else None,
-        "listing": listing(installed) if installed is not None and installed.is_dir() else None,
     }
 
 
@@ -110,16 +106,11 @@ def key_of(work: Work, content: str, host: HostProfile, *extra: Any) -> str:
     return cache_key(s.kind, s.source, content, s.install_class, s.trust, *extra, host=host)
 
 
-def reuse(work: Work, cache: Cache, out: Path, finish: Callable[[Work], None]) -> bool:
-    """Reuse the last build's verdict when the key matches and the installed folder is untouched."""
+def cached_verdict(work: Work, cache: Cache) -> bool:
+    """Take the last build's verdict when the key matches (the files are staged afresh either way)."""
     assert work.key is not None
     record = cache.records.get(work.key)
     if record is None:
         return False
-    name = record.get("name")
-    installed = install.package_dir(out, name) if isinstance(name, str) and not name_problems(name) else None
-    if cache.get(work.key, installed) is None:
-        return False
     restore(work, record)
-    finish(work)
     return True

@@ -7,6 +7,7 @@ import io
 import json
 import tarfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,13 +127,14 @@ class LocalRegistry:
     npmrc: Path
     env: dict[str, str]
 
-    def publish(self, folder: Path) -> None:
-        """``npm publish`` a package folder to this registry (and nowhere else)."""
+    def publish(self, what: Path) -> None:
+        """``npm publish`` a package folder, or a tarball unchanged, to this registry (and nowhere else)."""
         import subprocess
 
+        args = [str(what)] if what.is_file() else []
         done = subprocess.run(
-            ["npm", "publish", "--ignore-scripts", "--registry", self.url],
-            cwd=folder,
+            ["npm", "publish", *args, "--ignore-scripts", "--registry", self.url, "--tag", "latest"],
+            cwd=what.parent if what.is_file() else what,
             env=self.env,
             capture_output=True,
             text=True,
@@ -150,11 +152,38 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture
-def local_registry(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[LocalRegistry]:
-    """Start verdaccio on 127.0.0.1 (a random free port, temp config and storage), create a user, stop it after."""
+FIXTURES = Path(__file__).resolve().parents[1] / "tools"
+PRIVATE_SCOPE = "@private"
+"""Packages of this scope need credentials to read (what an organisation's private registry does)."""
+
+
+def fixture_tarballs() -> list[Path]:
+    """The real npm tarballs pinned in tests/tools/registry-fixtures.txt, each checked against its integrity."""
+    import base64
+    import hashlib
+    import os
+
+    folder = FIXTURES / "registry-tarballs"
+    out = []
+    for line in (FIXTURES / "registry-fixtures.txt").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        spec, integrity = line.split()
+        name, version = spec.rsplit("@", 1)
+        path = folder / f"{name.removeprefix('@').replace('/', '-')}-{version}.tgz"
+        if not path.is_file():
+            if os.environ.get("CI"):
+                pytest.fail(f"{path} is missing: ./scripts/setup --test fetches the pinned npm tarballs")
+            pytest.skip("the pinned npm tarballs are not fetched (./scripts/setup --test)")
+        digest = "sha512-" + base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode()
+        assert digest == integrity, f"{path} does not match its pinned integrity"
+        out.append(path)
+    return out
+
+
+@contextmanager
+def _verdaccio(root: Path) -> Iterator[LocalRegistry]:
+    """Start verdaccio on 127.0.0.1 (a free port, config and storage under ``root``), log a user in, stop it after."""
     import os
     import queue
     import shutil
@@ -167,14 +196,15 @@ def local_registry(
         if os.environ.get("CI"):
             pytest.fail("verdaccio is not installed: ./scripts/setup --test runs npm ci in tests/tools")
         pytest.skip("verdaccio is not installed (./scripts/setup --test)")
-    root = tmp_path_factory.mktemp("registry")
     port = _free_port()
     config = root / "config.yaml"
     config.write_text(
         f"storage: {root / 'storage'}\n"
         f"auth:\n  htpasswd:\n    file: {root / 'htpasswd'}\n    max_users: 10\n"
         "uplinks: {}\n"
-        "packages:\n  '**':\n    access: $all\n    publish: $authenticated\n"
+        "packages:\n"
+        f"  '{PRIVATE_SCOPE}/*':\n    access: $authenticated\n    publish: $authenticated\n"
+        "  '**':\n    access: $all\n    publish: $authenticated\n"
         "log: { type: stdout, format: pretty, level: warn }\n",
         "utf-8",
     )
@@ -216,8 +246,6 @@ def local_registry(
         npmrc = root / "npmrc"
         npmrc.write_text(f"registry={url}\n//127.0.0.1:{port}/:_authToken={token}\n", "utf-8")
         env = dict(os.environ, npm_config_userconfig=str(npmrc), npm_config_cache=str(root / "npm-cache"))
-        monkeypatch.setenv("npm_config_userconfig", str(npmrc))
-        monkeypatch.setenv("npm_config_cache", str(root / "npm-cache"))
         yield LocalRegistry(url, npmrc, env)
     finally:
         proc.terminate()
@@ -229,3 +257,43 @@ def local_registry(
         reader.join(timeout=20)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def _use(registry: LocalRegistry, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("npm_config_userconfig", registry.env["npm_config_userconfig"])
+    monkeypatch.setenv("npm_config_cache", registry.env["npm_config_cache"])
+
+
+@pytest.fixture
+def local_registry(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[LocalRegistry]:
+    """An empty verdaccio that npm is pointed at (through npm_config_userconfig) for the test."""
+    with _verdaccio(tmp_path_factory.mktemp("registry")) as registry:
+        _use(registry, monkeypatch)
+        yield registry
+
+
+@pytest.fixture(scope="session")
+def seeded_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A verdaccio storage folder holding the pinned real npm packages, published once per session."""
+    root = tmp_path_factory.mktemp("seed")
+    tarballs = fixture_tarballs()
+    with _verdaccio(root) as registry:
+        for tarball in tarballs:
+            registry.publish(tarball)
+    return root
+
+
+@pytest.fixture
+def npm_registry(
+    seeded_storage: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[LocalRegistry]:
+    """A verdaccio that starts with the pinned real npm packages (react, debug, ms, …) and npm pointed at it."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("registry")
+    shutil.copytree(seeded_storage / "storage", root / "storage")
+    with _verdaccio(root) as registry:
+        _use(registry, monkeypatch)
+        yield registry

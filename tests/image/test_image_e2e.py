@@ -14,7 +14,17 @@ import pytest
 
 from neuralis_build.image.fetch import integrity_of
 from tests.conftest import REPO, manifest, requires_node
-from tests.image.conftest import Run, file_info, package_tgz, raw_tgz, spec_text, special, tree_bytes, write_tgz
+from tests.image.conftest import (
+    LocalRegistry,
+    Run,
+    file_info,
+    package_tgz,
+    raw_tgz,
+    spec_text,
+    special,
+    tree_bytes,
+    write_tgz,
+)
 
 pytestmark = [pytest.mark.e2e, requires_node]
 
@@ -78,7 +88,7 @@ def test_discovery_statuses_and_an_invalid_manifest(tmp_path: Path, run_image: R
     assert (run.image / "node_modules/left-pad/index.js").read_text() == "module.exports=1"
     assert not (run.image / ".neuralis-staging").exists()
     assert json.loads(run.out) == run.report
-    assert set(run.report) == {"host", "packages", "tools", "services"}
+    assert set(run.report) == {"host", "packages", "tools", "services", "closure", "conflicts", "scripts"}
 
 
 def test_allow_refused_exits_zero(tmp_path: Path, run_image: RunImage) -> None:
@@ -275,10 +285,10 @@ def test_the_same_spec_gives_the_same_bytes_and_a_rerun_uses_the_cache(tmp_path:
     assert rerun.code == 0
     assert rerun.err.count("(cached)") == 2
     assert rerun.report == first.report
-    # a touched install is not trusted: that package is installed afresh
+    # the verdicts are reused, the files never: a touched install is installed afresh
     (first.image / "node_modules/acme-a/lib/a.js").write_text("tampered")
     healed = run_image(spec)
-    assert healed.err.count("(cached)") == 1
+    assert healed.err.count("(cached)") == 2
     assert (first.image / "node_modules/acme-a/lib/a.js").read_text() == "a"
 
 
@@ -344,8 +354,12 @@ def test_a_bad_spec_exits_2_naming_file_and_line(tmp_path: Path, run_image: RunI
     assert not run.image.exists()
 
 
-def test_the_example_packages_build_into_an_image(tmp_path: Path) -> None:
-    """The README's main-job command, run as a person would: the installed console script on the shipped SPEC."""
+@pytest.mark.registry
+def test_the_example_packages_build_into_an_image(tmp_path: Path, npm_registry: LocalRegistry) -> None:
+    """The README's main-job command, run as a person would: the installed console script on the shipped SPEC.
+
+    npm is pointed at the local registry, which holds the real ms@2.1.3 acme-ops depends on.
+    """
     examples = tmp_path / "example-packages"
     shutil.copytree(REPO / "example-packages", examples, ignore=shutil.ignore_patterns("node_modules", "dist"))
     out = tmp_path / "image"
@@ -382,6 +396,16 @@ def test_the_example_packages_build_into_an_image(tmp_path: Path) -> None:
     ]
     assert "5 loaded" in done.stdout and "report:" in done.stdout
     assert (out / "node_modules/weather-widget/app/surfaces/widget/weather_forecast/index.html").is_file()
+    # acme-ops' tool imports its real dependency, installed under it, and runs under the real node
+    assert [(c["path"], c["version"], c["chain"]) for c in report["closure"] if c["name"] == "ms"] == [
+        ("node_modules/acme-ops/node_modules/ms", "2.1.3", ["acme-ops", "ms"])
+    ]
+    tool = out / "node_modules/acme-ops/tools/acme_incident_age.js"
+    call = "await t.run({openedAt: new Date(0).toISOString()}, 3 * 3600e3)"
+    script = f"import({json.dumps(str(tool))}).then(async t => console.log({call}))"
+    ran = subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True)
+    assert ran.stdout == "3 hours\n"
+    assert (out / "sbom.cdx.json").is_file() and (out / "package-lock.json").is_file()
 
 
 def test_the_host_profile_from_the_spec_or_the_flag(tmp_path: Path, run_image: RunImage) -> None:

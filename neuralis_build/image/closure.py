@@ -1,0 +1,181 @@
+"""The image's dependency closure as it is staged: npm's lock, the placed packages, and refusals that cascade.
+
+A package that cannot be installed (a hostile registry tarball, a ``neuralis`` dependency refused by
+its own checks or by a contest) takes every listed package that needs it out of the image, and
+their closures with them: a refused package is never in the image, and neither is anything that
+would ``require`` it. The lock keeps npm's whole resolution; the image installs the part the
+admitted packages reach, as ``--omit`` does.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.hostprofile import HostProfile
+from neuralis_build.image.discover import Found, discover
+from neuralis_build.image.extract import Limits
+from neuralis_build.image.graph import Closure, Root, walk
+from neuralis_build.image.lockfile import MODULES, NpmLock
+from neuralis_build.image.materialize import Written, facts_of_folder, materialize
+from neuralis_build.image.npm import Runner
+from neuralis_build.image.resolve import RESOLVE_DIR, Admitted, resolve
+from neuralis_build.image.tarballs import TarballStore, Wanted
+from neuralis_build.image.work import Work
+from neuralis_build.package import MANIFEST
+
+NB1812 = code("NB1812", "dependency-refused", "a package this one needs is refused, so this one is not installed")
+NB1813 = code("NB1813", "dependency-archive", "a dependency's registry tarball breaks a hostile-input rule")
+
+
+def host_package_names(shared_modules: tuple[str, ...]) -> frozenset[str]:
+    """The packages the host provides (``react`` for ``react/jsx-runtime``): peers on them are left to the host."""
+    names = set()
+    for module in shared_modules:
+        parts = module.split("/")
+        names.add("/".join(parts[:2]) if module.startswith("@") else parts[0])
+    return frozenset(names)
+
+
+def _needs(work: Work) -> tuple[str, ...]:
+    manifest = work.manifest or {}
+    names: set[str] = set()
+    for key in ("dependencies", "optionalDependencies", "peerDependencies"):
+        value = manifest.get(key)
+        if isinstance(value, dict):
+            names.update(str(k) for k in value)
+    return tuple(sorted(names))
+
+
+class Tree:
+    """The staged ``node_modules``: resolved by npm, written by us, shrunk by refusals."""
+
+    def __init__(
+        self, works: list[Work], staging: Path, out: Path, host: HostProfile, jobs: int, limits: Limits, npm: Runner
+    ) -> None:
+        self.works = works
+        self.by_name = {w.outcome.name: w for w in works if w.outcome.name}
+        self.staging = staging
+        self.out = out
+        self.host = host
+        self.host_names = host_package_names(host.shared_modules)
+        self.jobs = jobs
+        self.limits = limits
+        self.npm = npm
+        self.store = TarballStore(out / ".neuralis-cache" / "registry")
+        self.lock: NpmLock | None = None
+        self.closure = Closure()
+        self.blocked: dict[str, tuple[str, str]] = {}  # path -> (what is refused, why)
+        self.written: dict[str, Written] = {}
+        self.found: list[Found] = []
+
+    @property
+    def resolve_dir(self) -> Path:
+        return self.staging / RESOLVE_DIR
+
+    def admitted(self) -> list[Work]:
+        return [w for w in self.works if w.alive and w.staged is not None and w.integrity]
+
+    def resolve(self, frozen: bool) -> None:
+        """npm resolves the closure of the admitted packages (or, with ``frozen``, the lock is taken as it is)."""
+        self._drop_refused()
+        admitted = [
+            Admitted(w.outcome.name or "", w.integrity or "", w.tarball, w.tgz, _needs(w)) for w in self.admitted()
+        ]
+        self.lock = resolve(admitted, self.resolve_dir, self.out, frozen=frozen, npm=self.npm)
+
+    def roots(self) -> list[Root]:
+        return [
+            Root(w.outcome.name or "", w.outcome.trust, w.spec.install_class, w.spec.index) for w in self.admitted()
+        ]
+
+    def install(self) -> None:
+        """Walk the lock from the admitted packages, fetch what they reach and write it into the staging tree."""
+        assert self.lock is not None
+        self.closure = walk(self.lock, self.roots(), self.host_names)
+        wanted = [
+            Wanted(p.node.resolved or "", p.node.integrity or "", f"{p.node.package_name}@{p.node.version}")
+            for path, p in sorted(self.closure.placed.items())
+            if path not in self.closure.listed and not p.node.in_bundle
+        ]
+        self.store.fetch_all(wanted, self.jobs, self.npm)
+        done = materialize(self.closure, self.staging, self.store, self.limits, self.jobs, self.closure.listed)
+        self.written = dict(done.written)
+        for path in self.closure.listed:
+            self.written[path] = facts_of_folder(self.staging.joinpath(*path.split("/")))
+        if done.refused:
+            bad = {}
+            for path, exc in done.refused.items():
+                node = self.closure.placed[path].node
+                bad[path] = (f"{node.package_name}@{node.version}", f"its registry tarball is refused: {exc.message}")
+            self.refuse(bad, NB1813.id)
+
+    def discover(self) -> None:
+        """Judge every installed ``neuralis`` dependency; a refused one takes out the listed packages that need it."""
+        listed_ids = {
+            w.outcome.id: f"the listed {w.outcome.name}@{w.outcome.version}"
+            for w in self.works
+            if w.alive and w.outcome.id
+        }
+        self.found = discover(self.closure, self.written, self.staging, self.host, listed_ids)
+        self.refuse_found([f for f in self.found if f.outcome.status == "refused"])
+
+    def refuse_found(self, refused: list[Found]) -> None:
+        """Take out the listed packages that need these refused dependencies."""
+        bad = {}
+        for f in refused:
+            reason = next((d.message for d in f.outcome.diagnostics if d.severity == "error"), "it is refused")
+            for path in f.paths:
+                bad[path] = (f"{f.outcome.name}@{f.outcome.version}", reason)
+        if bad:
+            self.refuse(bad, NB1812.id)
+
+    def refuse(self, bad: Mapping[str, tuple[str, str]], rule: str) -> None:
+        """Block these paths; every listed package whose walk reaches one is refused in turn, until none is."""
+        assert self.lock is not None
+        self.blocked.update(bad)
+        before = set(self.closure.placed)
+        while True:
+            roots = self.roots()
+            blocked = set(self.blocked)
+            self.closure = walk(self.lock, roots, self.host_names, blocked=blocked)
+            fresh = [(root, path, chain) for root, path, chain in self.closure.hits if self.by_name[root].alive]
+            if not fresh:
+                break
+            for root, path, chain in fresh:
+                work = self.by_name[root]
+                if not work.alive:
+                    continue
+                what, why = self.blocked[path]
+                code_ = rule if path in bad else NB1812.id
+                work.refuse(
+                    Diagnostic(
+                        "error",
+                        code_,
+                        MANIFEST,
+                        "/dependencies",
+                        f"it needs {what} ({' → '.join(chain)}), which is refused: {why}",
+                        "fix or replace that dependency: the image installs nothing that requires a refused package",
+                    )
+                )
+                self.blocked[f"{MODULES}{root}"] = (f"{root}@{work.outcome.version}", "it is refused")
+        self._prune(before - set(self.closure.placed))
+        self._drop_refused()
+        self.found = [f for f in self.found if f.outcome.status == "refused" or f.paths[0] in self.closure.placed]
+
+    def _drop_refused(self) -> None:
+        for w in self.works:
+            if not w.alive and w.staged is not None and w.staged.exists():
+                shutil.rmtree(w.staged)
+                scope = w.staged.parent
+                if scope.name.startswith("@") and not any(scope.iterdir()):
+                    scope.rmdir()
+
+    def _prune(self, gone: set[str]) -> None:
+        for path in sorted(gone, key=len):
+            target = self.staging.joinpath(*path.split("/"))
+            if target.is_dir():
+                shutil.rmtree(target)
+            self.written.pop(path, None)

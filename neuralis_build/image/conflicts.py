@@ -1,0 +1,178 @@
+"""What the report says about the closure: every installed package, the conflicts named, the scripts not run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from neuralis_build.image.graph import Closure
+from neuralis_build.image.materialize import Written
+from neuralis_build.trust import Trust
+
+ConflictKind = Literal["versions", "listed-version", "peer", "host-package", "missing", "resolution"]
+
+
+@dataclass(frozen=True)
+class Installed:
+    """One installed package of the closure, as the report, the lock and the SBOM describe it."""
+
+    path: str
+    name: str
+    version: str
+    integrity: str | None
+    resolved: str | None
+    license: str | None
+    chain: tuple[str, ...]
+    trust: Trust
+    flags: tuple[str, ...] = ()  # bundled, optional, peer
+    scripts: tuple[tuple[str, str], ...] = ()  # install scripts that were not run
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "name": self.name,
+            "version": self.version,
+            "integrity": self.integrity,
+            "resolved": self.resolved,
+            "license": self.license,
+            "chain": list(self.chain),
+            "trust": self.trust,
+            "flags": list(self.flags),
+        }
+
+    def to_toml(self) -> dict[str, Any]:
+        data = {k: v for k, v in self.to_json().items() if v is not None and k != "flags"}
+        if self.flags:
+            data["flags"] = list(self.flags)
+        return data
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A fact about the closure a person must hear about: named, never silent."""
+
+    kind: ConflictKind
+    name: str
+    severity: Literal["error", "warning"]
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "severity": self.severity, "message": self.message}
+
+
+def license_of(value: Any) -> str | None:
+    """package.json's ``license`` (an SPDX expression), or the old ``{type}`` / ``[{type}]`` forms."""
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        return str(value["type"])
+    if isinstance(value, list):
+        types = [str(v["type"]) for v in value if isinstance(v, dict) and isinstance(v.get("type"), str)]
+        return " OR ".join(types) if types else None
+    return None
+
+
+def installed_of(closure: Closure, written: dict[str, Written]) -> list[Installed]:
+    """Every placed package, sorted by path."""
+    out = []
+    for path, p in sorted(closure.placed.items()):
+        own = written.get(path)
+        manifest = own.manifest if own else {}
+        flags = tuple(
+            f for f, on in (("bundled", p.node.in_bundle), ("optional", p.node.optional), ("peer", p.node.peer)) if on
+        )
+        out.append(
+            Installed(
+                path=path,
+                name=p.node.package_name,
+                version=p.node.version,
+                integrity=p.node.integrity,
+                resolved=p.node.resolved,
+                license=p.node.license or license_of(manifest.get("license")),
+                chain=p.chain,
+                trust=p.trust,
+                flags=flags,
+                scripts=tuple(sorted(own.scripts.items())) if own else (),
+            )
+        )
+    return out
+
+
+def _via(chain: tuple[str, ...]) -> str:
+    return " → ".join(chain)
+
+
+def closure_conflicts(
+    closure: Closure,
+    listed_versions: dict[str, str],
+    host_names: frozenset[str],
+    react_major: int,
+    peer_verdicts: dict[tuple[str, str, str], bool | None],
+) -> list[Conflict]:
+    """Versions side by side, a listed package at another version, peers the host cannot meet, gaps."""
+    out: list[Conflict] = []
+    by_name: dict[str, dict[str, list[str]]] = {}
+    for path, p in sorted(closure.placed.items()):
+        name, version = p.node.package_name, p.node.version
+        if path in closure.listed:
+            continue
+        if name in listed_versions:
+            if version != listed_versions[name]:
+                out.append(
+                    Conflict(
+                        "listed-version",
+                        name,
+                        "warning",
+                        f"{name}@{version} is installed for {_via(p.chain)} beside the listed {name}@"
+                        f"{listed_versions[name]}: its range excludes the listed version, so npm nested another copy",
+                    )
+                )
+            continue
+        if name in host_names:
+            out.append(
+                Conflict(
+                    "host-package",
+                    name,
+                    "warning",
+                    f"{name}@{version} is installed at {path} for {_via(p.chain)}, although the host provides {name}: "
+                    "that package depends on its own copy instead of declaring a peer",
+                )
+            )
+        by_name.setdefault(name, {}).setdefault(version, []).append(p.root)
+    for name, versions in sorted(by_name.items()):
+        if len(versions) > 1:
+            parts = [f"{v} for {', '.join(sorted(set(roots)))}" for v, roots in sorted(versions.items())]
+            out.append(
+                Conflict(
+                    "versions",
+                    name,
+                    "warning",
+                    f"{name} is installed at {len(versions)} versions ({'; '.join(parts)}): the ranges do not meet, "
+                    "so npm nested each version under the package that needs it",
+                )
+            )
+    seen: set[tuple[str, str, str]] = set()
+    for peer in closure.host_peers:
+        key = (peer.path, peer.name, peer.range)
+        if key in seen or peer_verdicts.get(key) is not False:
+            continue
+        seen.add(key)
+        out.append(
+            Conflict(
+                "peer",
+                peer.name,
+                "warning",
+                f"{_via(peer.chain)} declares the peer {peer.name}@{peer.range}, which the host's "
+                f"React {react_major} does not meet; the image installs no {peer.name} (the host provides it)",
+            )
+        )
+    for m in closure.missing:
+        out.append(
+            Conflict(
+                "missing",
+                m.name,
+                "warning",
+                f"{_via(m.chain)} needs {m.name}@{m.spec} ({m.kind} dependency), which is not installed: {m.reason}",
+            )
+        )
+    return out

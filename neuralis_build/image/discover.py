@@ -1,0 +1,141 @@
+"""Every ``neuralis`` package in the installed tree is one the host loads: judge it like a listed one.
+
+The spec: "the host loads a dependency if and only if its package.json carries a neuralis block".
+So each installed dependency with a ``neuralis`` key is validated at the tier its chain gives it
+(``graph``: never above the listed package that brings it in), its UI module is judged, and it
+takes part in the tool-name, service, config-key and OAuth rules like a listed package. The host
+loads one package per id: the same package (name, version and bytes) installed at several places
+is one package, at the best tier that reaches it; another package under an id already taken is
+refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from neuralis_build.check import check_package
+from neuralis_build.diagnostics import Diagnostic, code, has_errors
+from neuralis_build.errors import NeuralisError
+from neuralis_build.hostprofile import HostProfile
+from neuralis_build.image.contests import Facts, facts_of
+from neuralis_build.image.graph import Closure, Placed
+from neuralis_build.image.judge import module_verdict_codes
+from neuralis_build.image.materialize import Written
+from neuralis_build.image.report import PackageOutcome
+from neuralis_build.manifest.sections.events import NB0706
+from neuralis_build.package import MANIFEST, load_package
+
+NB1814 = code("NB1814", "dependency-id-taken", "a dependency's neuralis id is already loaded from another package")
+
+_RANK = {"first-party": 0, "trusted": 1, "untrusted": 2}
+
+
+def judge_staged(outcome: PackageOutcome, folder: Path, host: HostProfile) -> Facts | None:
+    """Validate an installed package at its tier; set its status and diagnostics; its claims when it loads."""
+    try:
+        staged = load_package(folder)
+    except NeuralisError as exc:
+        diagnostics = getattr(exc, "diagnostics", None)
+        if not diagnostics or exc.exit_code != 1:
+            raise
+        outcome.status = "refused"
+        outcome.diagnostics.extend(diagnostics)
+        return None
+    if not staged.is_neuralis:
+        outcome.status = "not-neuralis"
+        return None
+    if staged.reference_only:
+        outcome.status = "reference-only"
+        return None
+    result = check_package(staged, outcome.trust, host)
+    # The module is judged later, against the packages this image loads; its verdict never refuses the
+    # package. An installed package is its packed form: event sources stay behind (the build compiled
+    # them, and check's NB1612 still requires dist/src/events/<subject>.js).
+    ignored = module_verdict_codes() | {NB0706.id}
+    judged = [d for d in result.diagnostics if d.code not in ignored]
+    outcome.diagnostics.extend(judged)
+    if has_errors(judged):
+        outcome.status = "refused"
+        return None
+    return facts_of(staged, outcome.trust, result.effective or {})
+
+
+@dataclass
+class Found:
+    """A dependency the host loads (or refuses): its outcome, its claims and every place it is installed."""
+
+    outcome: PackageOutcome
+    facts: Facts | None
+    placed: list[Placed] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[str]:
+        return [p.path for p in self.placed]
+
+
+def _ident(written: Written, fallback: str) -> str:
+    block = written.manifest.get("neuralis")
+    ident = block.get("id") if isinstance(block, dict) else None
+    return ident if isinstance(ident, str) and ident else fallback
+
+
+def discover(
+    closure: Closure,
+    written: Mapping[str, Written],
+    staging: Path,
+    host: HostProfile,
+    listed_ids: Mapping[str, str],
+) -> list[Found]:
+    """Judge every installed dependency that carries a ``neuralis`` block; ``listed_ids`` maps id → listed label."""
+    groups: dict[str, list[Placed]] = {}
+    for path, placed in sorted(closure.placed.items()):
+        own = written.get(path)
+        if path in closure.listed or own is None or "neuralis" not in own.manifest:
+            continue
+        groups.setdefault(_ident(own, placed.node.package_name), []).append(placed)
+    found: list[Found] = []
+    for ident, members in sorted(groups.items()):
+        members.sort(key=lambda p: (_RANK[p.trust], len(p.chain), p.path))
+        kinds: dict[tuple[str, str, str | None], list[Placed]] = {}
+        for p in members:
+            kinds.setdefault((p.node.package_name, p.node.version, p.node.integrity), []).append(p)
+        for n, same in enumerate(kinds.values()):
+            best = same[0]
+            outcome = PackageOutcome(
+                source=best.node.resolved or f"bundled in {best.node.parent_path}",
+                install_class=best.install_class,
+                trust=best.trust,
+                name=best.node.package_name,
+                id=ident,
+                version=best.node.version,
+                path=best.path,
+                chain=best.chain,
+                paths=tuple(p.path for p in same),
+            )
+            taken = listed_ids.get(ident) or (_label(members[0]) if n > 0 else None)
+            if taken is not None:
+                outcome.status = "refused"
+                outcome.diagnostics.append(_taken(outcome, taken))
+                found.append(Found(outcome, None, same))
+                continue
+            facts = judge_staged(outcome, staging.joinpath(*best.path.split("/")), host)
+            found.append(Found(outcome, facts, same))
+    return found
+
+
+def _label(p: Placed) -> str:
+    return f"{p.node.package_name}@{p.node.version} (via {' → '.join(p.chain)})"
+
+
+def _taken(outcome: PackageOutcome, taken: str) -> Diagnostic:
+    return Diagnostic(
+        "error",
+        NB1814.id,
+        MANIFEST,
+        "/neuralis/id" if outcome.id != outcome.name else "/name",
+        f"{outcome.name}@{outcome.version} (via {' → '.join(outcome.chain)}) has the id {outcome.id!r}, which "
+        f"{taken} already has; the host loads one package per id",
+        "depend on the version the image already installs, or list only one of them",
+    )

@@ -1,0 +1,132 @@
+"""Write the closure's registry packages into the staged ``node_modules``, each where npm's lock places it.
+
+Each tarball is read by the same hostile-input reader as a listed package (only its first folder
+may have any name, as npm strips it) before a byte is written, once per integrity however many
+places it goes to; bin targets are made executable as npm makes them. The listed packages are
+already staged (with their ``files`` applied) and a bundled package comes inside its parent's
+tarball, so neither is written here. Install scripts never run: the ones a package declares, and
+the ``node-gyp rebuild`` a ``binding.gyp`` implies, are collected for the report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Collection
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from neuralis_build.image.extract import ArchiveRefused, Entry, Limits, read_tarball, write_entries
+from neuralis_build.image.graph import Closure
+from neuralis_build.image.lockfile import LockNode
+from neuralis_build.image.tarballs import TarballStore
+from neuralis_build.pack.fields import normalize_bin
+
+INSTALL_SCRIPTS = ("preinstall", "install", "postinstall")
+IMPLICIT_GYP = "node-gyp rebuild"
+
+
+@dataclass(frozen=True)
+class Written:
+    """One installed package's own facts, read from its package.json."""
+
+    manifest: dict[str, Any]
+    scripts: dict[str, str]  # the install scripts that were not run (an implicit node-gyp included)
+
+
+@dataclass
+class Materialized:
+    """What the write produced: each path's facts, and the nodes whose tarball broke a rule."""
+
+    written: dict[str, Written] = field(default_factory=dict)
+    refused: dict[str, ArchiveRefused] = field(default_factory=dict)
+
+
+def install_scripts(manifest: dict[str, Any], has_gyp: bool) -> dict[str, str]:
+    """The install-time scripts npm would run: the declared ones, and node-gyp for a binding.gyp without them."""
+    declared = manifest.get("scripts")
+    scripts = {k: str(declared[k]) for k in INSTALL_SCRIPTS if isinstance(declared, dict) and declared.get(k)}
+    if has_gyp and "install" not in scripts and "preinstall" not in scripts:
+        scripts["install"] = f"{IMPLICIT_GYP} (implied by binding.gyp)"
+    return scripts
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((folder / "package.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def facts_of_folder(folder: Path) -> Written:
+    """The facts of a package already on disk (a listed one, or a bundled one inside its parent)."""
+    manifest = read_manifest(folder)
+    return Written(manifest, install_scripts(manifest, (folder / "binding.gyp").is_file()))
+
+
+def materialize(
+    closure: Closure,
+    staging: Path,
+    store: TarballStore,
+    limits: Limits,
+    jobs: int,
+    already: Collection[str] = (),
+) -> Materialized:
+    """Write every placed registry node under ``staging`` (depth by depth, in parallel within one depth)."""
+    out = Materialized()
+    nodes = [p.node for path, p in sorted(closure.placed.items()) if path not in already]
+    read: dict[str, list[Entry] | ArchiveRefused] = {}
+
+    def entries_of(node: LockNode) -> list[Entry] | ArchiveRefused:
+        assert node.integrity is not None
+        data = store.get(node.integrity)
+        if data is None:
+            raise FileNotFoundError(f"{node.path}: tarball missing from the store")
+        try:
+            return read_tarball(data, limits, any_root=True)
+        except ArchiveRefused as exc:
+            return exc
+
+    fetched = [n for n in nodes if not n.in_bundle]
+    unique = {n.integrity: n for n in fetched if n.integrity}
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for integrity, result in zip(unique, pool.map(entries_of, unique.values()), strict=True):
+            read[integrity] = result
+    for depth in sorted({n.depth for n in nodes}):
+        level = [n for n in fetched if n.depth == depth]
+
+        def write(node: LockNode) -> None:
+            got = read[node.integrity or ""]
+            if isinstance(got, ArchiveRefused):
+                out.refused[node.path] = got
+                return
+            target = staging.joinpath(*node.path.split("/"))
+            if target.exists():
+                shutil.rmtree(target)  # a non-bundled node_modules/<x> its parent's tarball shipped
+            target.mkdir(parents=True)
+            write_entries(got, target)
+            manifest = read_manifest(target)
+            _make_bins_executable(target, manifest, {e.path for e in got})
+            has_gyp = any(e.path == "binding.gyp" for e in got)
+            out.written[node.path] = Written(manifest, install_scripts(manifest, has_gyp))
+
+        # writing many small files waits on the file system, not the CPU: more threads than cores pay off
+        with ThreadPoolExecutor(max_workers=max(4, 4 * jobs)) as pool:
+            list(pool.map(write, level))
+    for node in nodes:
+        if node.in_bundle and node.path not in out.written:
+            out.written[node.path] = facts_of_folder(staging.joinpath(*node.path.split("/")))
+    return out
+
+
+def _make_bins_executable(folder: Path, manifest: dict[str, Any], files: set[str]) -> None:
+    """npm (pacote) installs every ``bin`` target executable, whatever mode the tarball gave it."""
+    for target in normalize_bin(manifest).values():
+        rel = target.removeprefix("./")
+        if rel in files:
+            path = folder.joinpath(*rel.split("/"))
+            os.chmod(path, 0o755)

@@ -1,0 +1,85 @@
+"""The installed closure as the real node sees it: each dependency edge found where npm placed it, and peer ranges.
+
+Node's own lookup (``Module._nodeModulePaths``, the folders ``require`` walks from a package) must
+find each dependency in the folder npm's lock placed it in; a peer range on a package the host
+provides is checked against the host's major with npm's own ``semver`` (the copy inside npm).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from neuralis_build.errors import SubprocessError, ToolMissingError
+
+_SCRIPT = r"""
+const Module = require("module");
+const fs = require("fs");
+const path = require("path");
+const input = JSON.parse(fs.readFileSync(0, "utf8"));
+const edges = input.edges.map(([from, name, want]) => {
+  for (const dir of Module._nodeModulePaths(from)) {
+    const candidate = path.join(dir, ...name.split("/"));
+    if (fs.existsSync(path.join(candidate, "package.json"))) {
+      return candidate === want ? null : `node finds ${candidate}, not ${want}`;
+    }
+  }
+  return "node finds no folder for it";
+});
+let semver = null;
+try { semver = require(input.semver); } catch (e) { semver = null; }
+const peers = input.peers.map(([range, major]) => {
+  if (!semver) return null;
+  if (!semver.validRange(range)) return false;
+  return semver.intersects(range, `>=${major}.0.0 <${major + 1}.0.0-0`, { includePrerelease: true });
+});
+process.stdout.write(JSON.stringify({ edges, peers }));
+"""
+
+
+@dataclass(frozen=True)
+class NodeVerdicts:
+    """One problem (or None) per edge; True/False per peer range (None: npm's semver could not be loaded)."""
+
+    edges: list[str | None]
+    peers: list[bool | None]
+
+
+def npm_semver() -> str:
+    """Where npm's own ``semver`` is (``<npm>/node_modules/semver``), from the npm on PATH."""
+    npm = shutil.which("npm")
+    if npm is None:
+        return ""
+    return str(Path(os.path.realpath(npm)).parent.parent / "node_modules" / "semver")
+
+
+def check_with_node(
+    edges: Sequence[tuple[Path, str, Path]], peers: Sequence[tuple[str, int]], timeout: float = 300.0
+) -> NodeVerdicts:
+    """Run the checks in one real node process."""
+    if not edges and not peers:
+        return NodeVerdicts([], [])
+    node = shutil.which("node")
+    if node is None:
+        raise ToolMissingError("node is not on PATH", hint="install Node.js 20 or later; the host resolves with node")
+    payload = {
+        "edges": [[os.path.realpath(a), name, os.path.realpath(b)] for a, name, b in edges],
+        "peers": [list(p) for p in peers],
+        "semver": npm_semver(),
+    }
+    command = [node, "-e", _SCRIPT]
+    try:
+        done = subprocess.run(
+            command, input=json.dumps(payload), capture_output=True, text=True, check=False, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        raise SubprocessError("node did not finish the closure check in time", command=command, output="") from None
+    if done.returncode != 0:
+        raise SubprocessError("node could not run the closure check", command=command, output=done.stderr)
+    data = json.loads(done.stdout)
+    return NodeVerdicts(list(data["edges"]), list(data["peers"]))

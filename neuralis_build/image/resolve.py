@@ -1,0 +1,170 @@
+"""Hand the admitted packages to npm's resolver and hold its lock to the rules the image relies on.
+
+npm sees a generated, private ``package.json`` whose dependencies are the admitted packages as
+``file:`` tarballs (every listed package at the root, so npm never fetches a listed name from a
+registry), and writes ``package-lock.json`` with ``--package-lock-only``: it resolves the closure
+and downloads no registry tarball. The tarballs are named by their content, so a changed package
+is a changed ``file:`` spec npm cannot serve from a stale cache (npm/cli#1550). A previous lock
+is handed back to npm, which keeps its versions where they still satisfy; ``--frozen`` runs no npm
+at all and builds from the lock as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from neuralis_build.errors import UsageError
+from neuralis_build.image.lockfile import MODULES, NPM_LOCK, NpmLock, parse_npm_lock, read_npm_lock
+from neuralis_build.image.npm import OVERRIDES, NpmFailed, Runner, run_npm
+from neuralis_build.image.tarballs import strongest
+
+TARBALLS = ".neuralis-tarballs"
+MANIFEST = "package.json"
+ROOT_NAME = "neuralis-image"
+RESOLVE_DIR = "resolve"
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A listed package as npm sees it: its name and the tarball the image validated."""
+
+    name: str
+    integrity: str
+    source: Path | None  # the tarball file to copy, or None when ``data`` holds the bytes
+    data: bytes | None = None
+    needs: tuple[str, ...] = ()  # the names it depends on directly (to say who needs what npm cannot find)
+
+    @property
+    def filename(self) -> str:
+        best = strongest(self.integrity)
+        assert best is not None
+        stem = self.name.removeprefix("@").replace("/", "-")
+        return f"{stem}-{best[1].hex()[:16]}.tgz"
+
+    @property
+    def spec(self) -> str:
+        return f"file:{TARBALLS}/{self.filename}"
+
+
+def root_manifest(admitted: list[Admitted]) -> str:
+    """The generated package.json: private, one ``file:`` dependency per admitted package, sorted."""
+    deps = {a.name: a.spec for a in sorted(admitted, key=lambda a: a.name)}
+    data = {
+        "name": ROOT_NAME,
+        "version": "0.0.0",
+        "private": True,
+        "description": "Written by neuralis-build image: the packages npm resolved this image's closure from.",
+        "dependencies": deps,
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def resolve(admitted: list[Admitted], staging: Path, out: Path, *, frozen: bool, npm: Runner = run_npm) -> NpmLock:
+    """Write the tarballs and package.json into ``staging``, get npm's lock for them, and check it."""
+    staging.mkdir(parents=True, exist_ok=True)
+    folder = staging / TARBALLS
+    folder.mkdir(exist_ok=True)
+    for a in admitted:
+        target = folder / a.filename
+        if a.data is not None:
+            target.write_bytes(a.data)
+        else:
+            assert a.source is not None
+            shutil.copyfile(a.source, target)
+    manifest = root_manifest(admitted)
+    (staging / MANIFEST).write_text(manifest, "utf-8")
+    previous_manifest = _read(out / MANIFEST)
+    previous_lock = out / NPM_LOCK
+    if frozen:
+        if previous_manifest != manifest:
+            raise UsageError(
+                f"--frozen: the admitted packages differ from {out / MANIFEST} (the packages npm's lock was made for)",
+                hint="rebuild without --frozen to resolve the closure again",
+            )
+        lock = read_npm_lock(previous_lock)
+        shutil.copyfile(previous_lock, staging / NPM_LOCK)
+    elif previous_manifest == manifest and previous_lock.is_file():
+        # npm install would find nothing to do: the lock was made for exactly this package.json
+        shutil.copyfile(previous_lock, staging / NPM_LOCK)
+        lock = read_npm_lock(staging / NPM_LOCK)
+    else:
+        if previous_lock.is_file():
+            shutil.copyfile(previous_lock, staging / NPM_LOCK)
+        try:
+            npm(["install", "--package-lock-only", *OVERRIDES], staging, 900.0)
+        except NpmFailed as exc:
+            raise _who_needs(exc, admitted) from None
+        lock = read_npm_lock(staging / NPM_LOCK)
+    check_lock(lock, admitted)
+    return lock
+
+
+def _who_needs(exc: NpmFailed, admitted: list[Admitted]) -> NpmFailed:
+    """Add which listed packages depend on the package npm's message names (npm says only what it looked for)."""
+    named = set(re.findall(r"(?:^|[\s'/(])((?:@[\w.-]+/)?[\w.-]+)@", exc.message))
+    named |= set(re.findall(r"https?://[^/\s]+/((?:@[\w.-]+(?:/|%2[fF]))?[\w.-]+)(?:\s|$|/)", exc.message))
+    named = {n.replace("%2f", "/").replace("%2F", "/") for n in named}
+    needers = sorted(a.name for a in admitted if named & set(a.needs))
+    if not needers:
+        return exc
+    return NpmFailed(f"{exc.message} (needed by {', '.join(needers)})", code=exc.code, hint=exc.hint)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text("utf-8")
+    except OSError:
+        return None
+
+
+def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
+    """The lock's own rules: each listed name is its validated tarball, every other entry a verified registry one."""
+    problems: list[str] = []
+    listed = {f"{MODULES}{a.name}": a for a in admitted}
+    for path, a in sorted(listed.items()):
+        node = lock.nodes.get(path)
+        if node is None:
+            problems.append(f"{a.name} is not at {path} in npm's lock")
+        elif node.resolved != a.spec or node.integrity != a.integrity:
+            problems.append(
+                f"npm resolved {a.name} to {node.resolved or '(nothing)'} ({node.integrity}), not to the tarball "
+                f"the image validated ({a.spec}, {a.integrity})"
+            )
+    for path, node in sorted(lock.nodes.items()):
+        if path in listed or node.in_bundle:
+            continue
+        where = f"{node.name}@{node.version} at {path}"
+        if node.link:
+            problems.append(f"{where} is a link to a folder, which the image does not install")
+        elif node.resolved is None or node.integrity is None:
+            problems.append(
+                f"{where} has no resolved URL or integrity in npm's lock (is omit-lockfile-registry-resolved set?)"
+            )
+        elif not node.resolved.startswith(("https://", "http://")):
+            problems.append(f"{where} comes from {node.resolved}; the image installs registry packages only")
+        elif strongest(node.integrity) is None:
+            problems.append(f"{where} has an integrity the image cannot check ({node.integrity})")
+    if problems:
+        raise UsageError(
+            "npm's lock breaks the image's rules:\n  " + "\n  ".join(problems),
+            hint="rebuild without --frozen; if it persists, report it with the lock",
+        )
+
+
+def commit_files(staging: Path, out: Path) -> None:
+    """Move package.json, the lock and the tarball folder npm's lock points at into ``out`` (files replaced)."""
+    aside = out / f".{TARBALLS}.old-{os.getpid()}"
+    if (out / TARBALLS).exists():
+        os.replace(out / TARBALLS, aside)
+    os.replace(staging / TARBALLS, out / TARBALLS)
+    shutil.rmtree(aside, ignore_errors=True)
+    for name in (MANIFEST, NPM_LOCK):
+        os.replace(staging / name, out / name)
+
+
+__all__ = ["TARBALLS", "Admitted", "check_lock", "commit_files", "parse_npm_lock", "resolve", "root_manifest"]

@@ -1,0 +1,277 @@
+"""The closure's rules one by one, on locks and npm outputs written in the test (no npm, no registry)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neuralis_build.errors import UsageError
+from neuralis_build.image.closure import host_package_names
+from neuralis_build.image.conflicts import closure_conflicts, installed_of, license_of
+from neuralis_build.image.graph import Root, platform_problem, walk
+from neuralis_build.image.lockfile import parse_npm_lock
+from neuralis_build.image.npm import translate
+from neuralis_build.image.resolve import Admitted, check_lock, root_manifest
+from neuralis_build.image.tarballs import TarballStore, matches, strongest
+
+LINUX = ("linux", "x64", "glibc")
+
+
+def sri(data: bytes, algo: str = "sha512") -> str:
+    return f"{algo}-" + base64.b64encode(hashlib.new(algo, data).digest()).decode()
+
+
+def reg(name: str, version: str, **extra: Any) -> dict[str, Any]:
+    base = name.rsplit("/", 1)[-1]
+    return {
+        "version": version,
+        "resolved": f"https://registry.example/{name}/-/{base}-{version}.tgz",
+        "integrity": sri(f"{name}@{version}".encode()),
+        **extra,
+    }
+
+
+def lock_of(packages: dict[str, dict[str, Any]], root: dict[str, str] | None = None) -> Any:
+    data = {"lockfileVersion": 3, "packages": {"": {"dependencies": root or {}}, **packages}}
+    return parse_npm_lock(json.dumps(data), Path("package-lock.json"))
+
+
+TREE = {
+    "node_modules/app": {
+        "version": "1.0.0",
+        "resolved": "file:.neuralis-tarballs/app.tgz",
+        "integrity": sri(b"app"),
+        "dependencies": {"x": "^1.0.0", "lib": "^1.0.0"},
+        "peerDependencies": {"react": "^18.0.0"},
+        "optionalDependencies": {"fsevents": "^2.0.0"},
+    },
+    "node_modules/app/node_modules/x": reg("x", "1.0.0", dependencies={"y": "^1.0.0", "gone": "^1.0.0"}),
+    "node_modules/app/node_modules/y": reg("y", "1.0.0"),
+    "node_modules/app/node_modules/fsevents": reg("fsevents", "2.3.3", os=["darwin"], optional=True),
+    "node_modules/lib": {
+        "version": "1.0.0",
+        "resolved": "file:.neuralis-tarballs/lib.tgz",
+        "integrity": sri(b"lib"),
+        "dependencies": {"z": "^1.0.0"},
+    },
+    "node_modules/lib/node_modules/z": reg("z", "1.0.0"),
+    "node_modules/shady": {
+        "version": "1.0.0",
+        "resolved": "file:.neuralis-tarballs/shady.tgz",
+        "integrity": sri(b"shady"),
+        "dependencies": {"x": "^1.0.0"},
+        "peerDependencies": {"colors": "^1.0.0"},
+    },
+    "node_modules/shady/node_modules/x": reg("x", "1.0.0", dependencies={"y": "^1.0.0"}),
+    "node_modules/shady/node_modules/y": reg("y", "2.0.0"),
+    "node_modules/colors": reg("colors", "1.4.0", peer=True),
+    "node_modules/react": reg("react", "18.3.1", peer=True),
+    "node_modules/stray": {"extraneous": True},
+}
+ROOTS = [
+    Root("shady", "untrusted", "installed", 2),
+    Root("app", "first-party", "host-dependency", 0),
+    Root("lib", "trusted", "installed", 1),
+]
+
+
+def test_the_walk_places_what_each_listed_package_reaches_at_its_tier() -> None:
+    lock = lock_of(TREE, {"app": "file:…", "lib": "file:…", "shady": "file:…"})
+    assert "node_modules/stray" not in lock.nodes
+    closure = walk(lock, ROOTS, {"react"}, LINUX)
+    placed = {path: (" > ".join(p.chain), p.trust) for path, p in sorted(closure.placed.items())}
+    assert placed == {
+        "node_modules/app": ("app", "first-party"),
+        "node_modules/app/node_modules/x": ("app > x", "first-party"),
+        "node_modules/app/node_modules/y": ("app > x > y", "first-party"),
+        "node_modules/colors": ("shady > colors", "untrusted"),  # a peer no host provides is installed
+        "node_modules/lib": ("lib", "trusted"),  # reached from app too, but a listed package keeps its own tier
+        "node_modules/lib/node_modules/z": ("lib > z", "trusted"),
+        "node_modules/shady": ("shady", "untrusted"),
+        "node_modules/shady/node_modules/x": ("shady > x", "untrusted"),
+        "node_modules/shady/node_modules/y": ("shady > x > y", "untrusted"),
+    }
+    assert closure.edges["node_modules/app"] == {"lib": "node_modules/lib", "x": "node_modules/app/node_modules/x"}
+    assert [(p.path, p.name, p.range) for p in closure.host_peers] == [("node_modules/app", "react", "^18.0.0")]
+    assert closure.skipped == [
+        ("node_modules/app/node_modules/fsevents", "optional, for os darwin (this machine: linux)")
+    ]
+    assert [(m.path, m.name, m.kind, m.reason) for m in closure.missing] == [
+        ("node_modules/app/node_modules/x", "gone", "prod", "it is not in npm's lock")
+    ]
+    assert closure.reaching()["node_modules/lib"] == {"app", "lib"}
+    assert closure.reaching()["node_modules/app/node_modules/y"] == {"app"}
+
+
+def test_a_blocked_path_is_a_hit_for_every_walk_that_reaches_it() -> None:
+    lock = lock_of(TREE)
+    closure = walk(lock, [r for r in ROOTS if r.name != "lib"], {"react"}, LINUX, blocked={"node_modules/lib"})
+    assert closure.hits == [("app", "node_modules/lib", ("app", "lib"))]
+    assert "node_modules/lib/node_modules/z" not in closure.placed
+
+
+@pytest.mark.parametrize(
+    ("os_", "cpu", "libc", "problem"),
+    [
+        (["linux"], [], [], None),
+        (["!win32"], ["x64", "arm64"], [], None),
+        (["darwin", "win32"], [], [], "os darwin, win32 (this machine: linux)"),
+        ([], ["!x64"], [], "cpu !x64 (this machine: x64)"),
+        ([], [], ["musl"], "libc musl (this machine: glibc)"),
+    ],
+)
+def test_platform_rules_as_npm_reads_them(os_: list[str], cpu: list[str], libc: list[str], problem: str | None) -> None:
+    node = lock_of({"node_modules/n": reg("n", "1.0.0", os=os_, cpu=cpu, libc=libc)}).nodes["node_modules/n"]
+    assert platform_problem(node, LINUX) == problem
+
+
+def test_closure_conflicts_name_versions_peers_and_gaps() -> None:
+    closure = walk(lock_of(TREE), ROOTS, {"react"}, LINUX)
+    conflicts = closure_conflicts(
+        closure,
+        {"app": "1.0.0", "lib": "1.0.0", "shady": "1.0.0"},
+        frozenset({"react"}),
+        19,
+        {("node_modules/app", "react", "^18.0.0"): False},
+    )
+    assert [(c.kind, c.name, c.message) for c in conflicts] == [
+        (
+            "versions",
+            "y",
+            "y is installed at 2 versions (1.0.0 for app; 2.0.0 for shady): the ranges do not meet, so "
+            "npm nested each version under the package that needs it",
+        ),
+        (
+            "peer",
+            "react",
+            "app declares the peer react@^18.0.0, which the host's React 19 does not meet; the image "
+            "installs no react (the host provides it)",
+        ),
+        (
+            "missing",
+            "gone",
+            "app → x needs gone@^1.0.0 (prod dependency), which is not installed: it is not in npm's lock",
+        ),
+    ]
+    rows = installed_of(closure, {})
+    assert [(i.path, i.flags, i.trust) for i in rows][:2] == [
+        ("node_modules/app", (), "first-party"),
+        ("node_modules/app/node_modules/x", (), "first-party"),
+    ]
+    assert next(i for i in rows if i.name == "colors").flags == ("peer",)
+
+
+def admitted(name: str) -> Admitted:
+    return Admitted(name, sri(name.encode()), None, b"")
+
+
+def test_the_lock_must_resolve_each_listed_name_to_its_own_tarball() -> None:
+    ours = [admitted("app"), admitted("lib")]
+    good = {
+        "node_modules/app": {"version": "1.0.0", "resolved": ours[0].spec, "integrity": ours[0].integrity},
+        "node_modules/lib": {"version": "1.0.0", "resolved": ours[1].spec, "integrity": ours[1].integrity},
+        "node_modules/app/node_modules/x": reg("x", "1.0.0"),
+        "node_modules/app/node_modules/b": {"version": "1.0.0", "inBundle": True},
+    }
+    check_lock(lock_of(good), ours)
+    confused = {**good, "node_modules/lib": reg("lib", "1.0.0")}
+    bad = {
+        **confused,
+        "node_modules/app/node_modules/g": {"version": "1.0.0", "resolved": "git+ssh://git@host/g.git#abc"},
+        "node_modules/app/node_modules/f": {"version": "1.0.0", "resolved": "file:../f.tgz", "integrity": sri(b"f")},
+        "node_modules/app/node_modules/n": {"version": "1.0.0", "integrity": sri(b"n")},
+        "node_modules/app/node_modules/l": {"version": "1.0.0", "resolved": "../l", "link": True},
+    }
+    with pytest.raises(UsageError) as refused:
+        check_lock(lock_of(bad), ours)
+    assert refused.value.message.splitlines() == [
+        "npm's lock breaks the image's rules:",
+        f"  npm resolved lib to https://registry.example/lib/-/lib-1.0.0.tgz ({sri(b'lib@1.0.0')}), not to the "
+        f"tarball the image validated ({ours[1].spec}, {ours[1].integrity})",
+        "  f@1.0.0 at node_modules/app/node_modules/f comes from file:../f.tgz; the image installs registry "
+        "packages only",
+        "  g@1.0.0 at node_modules/app/node_modules/g has no resolved URL or integrity in npm's lock (is "
+        "omit-lockfile-registry-resolved set?)",
+        "  l@1.0.0 at node_modules/app/node_modules/l is a link to a folder, which the image does not install",
+        "  n@1.0.0 at node_modules/app/node_modules/n has no resolved URL or integrity in npm's lock (is "
+        "omit-lockfile-registry-resolved set?)",
+    ]
+
+
+def test_the_generated_package_json_is_stable_and_names_tarballs_by_content() -> None:
+    a, b = admitted("@acme/b"), admitted("a")
+    assert a.filename == f"acme-b-{hashlib.sha512(b'@acme/b').hexdigest()[:16]}.tgz"
+    text = root_manifest([a, b])
+    assert text == root_manifest([b, a])
+    assert json.loads(text)["dependencies"] == {"@acme/b": a.spec, "a": b.spec}
+    assert json.loads(text)["private"] is True
+
+
+def test_npm_failures_become_one_line() -> None:
+    e404 = {
+        "error": {
+            "code": "E404",
+            "summary": "Not Found - GET https://r.example/nope - Not found",
+            "detail": "The requested resource 'nope@^1.0.0' could not be found or you do not have permission",
+        }
+    }
+    failed = translate(["install"], json.dumps(e404), "npm error code E404\n")
+    assert (failed.message, failed.code) == (
+        "npm install failed: E404 Not Found - GET https://r.example/nope - Not found (nope@^1.0.0)",
+        "E404",
+    )
+    assert failed.hint is not None and "registry" in failed.hint
+    conn = {
+        "error": {
+            "code": "ECONNREFUSED",
+            "summary": "FetchError: request to http://127.0.0.1:9/ms failed, reason: connect ECONNREFUSED\n"
+            "    at ClientRequest.<anonymous> (minipass-fetch/lib/index.js:130:14)",
+        }
+    }
+    assert translate(["install"], json.dumps(conn), "").message == (
+        "npm install failed: ECONNREFUSED request to http://127.0.0.1:9/ms failed, reason: connect ECONNREFUSED"
+    )
+    eresolve = {
+        "error": {
+            "code": "ERESOLVE",
+            "summary": "unable to resolve dependency tree",
+            "detail": "While resolving: x@1.0.0\nFound: react@19.1.0\n"
+            'Could not resolve dependency:\npeer react@"^18" from ui@1.0.0\n',
+        }
+    }
+    assert translate(["install"], json.dumps(eresolve), "").message == (
+        'npm install failed: ERESOLVE found react@19.1.0; peer react@"^18" from ui@1.0.0'
+    )
+    stderr = "npm error code ETARGET\nnpm error notarget No matching version found for ms@^9.\nnpm error A complete log"
+    assert translate(["install"], "not json", stderr).message == (
+        "npm install failed: ETARGET notarget No matching version found for ms@^9."
+    )
+
+
+def test_integrity_strings_and_the_tarball_store(tmp_path: Path) -> None:
+    data = b"the bytes"
+    both = f"{sri(data, 'sha1')} {sri(data)}"
+    best = strongest(both)
+    assert best is not None and best[0] == "sha512"
+    assert matches(data, both) and not matches(b"other", both)
+    assert strongest("md5-AAAA") is None
+    store = TarballStore(tmp_path / "store")
+    assert store.get(sri(data)) is None
+    store.put(sri(data), data)
+    assert store.get(sri(data)) == data
+    store.path(sri(data)).write_bytes(b"tampered")
+    assert store.get(sri(data)) is None  # every read is verified
+
+
+def test_small_readers() -> None:
+    shared = ("react", "react/jsx-runtime", "react-dom/client", "@neuralis/client", "@neuralis/client/x")
+    assert host_package_names(shared) == {"react", "react-dom", "@neuralis/client"}
+    assert license_of("MIT") == "MIT"
+    assert license_of({"type": "ISC"}) == "ISC"
+    assert license_of([{"type": "MIT"}, {"type": "Apache-2.0"}]) == "MIT OR Apache-2.0"
+    assert license_of(None) is None
