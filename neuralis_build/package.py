@@ -22,7 +22,9 @@ NB0002 = code("NB0002", "manifest-invalid-json", "package.json is not valid JSON
 NB0003 = code("NB0003", "manifest-not-object", "package.json is not a JSON object")
 NB0004 = code("NB0004", "manifest-unreadable", "package.json could not be read as UTF-8 text")
 NB0005 = code("NB0005", "manifest-not-regular", "package.json is a symlink, a FIFO, a folder or a device")
-NB0006 = code("NB0006", "manifest-too-deep", f"package.json nests more than {MAX_JSON_DEPTH} levels of arrays and objects")
+NB0006 = code(
+    "NB0006", "manifest-too-deep", f"package.json nests more than {MAX_JSON_DEPTH} levels of arrays and objects"
+)
 NB0007 = code("NB0007", "manifest-lone-surrogate", "a string or key of package.json holds a lone UTF-16 surrogate")
 NB0008 = code("NB0008", "manifest-number-range", "a number of package.json does not fit a double (as Node reads it)")
 

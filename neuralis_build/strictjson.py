@@ -120,7 +120,9 @@ def _walk(data: Any, max_depth: int, *, check_strings: bool) -> list[JSONProblem
                 children.append((join(pointer, key), child, depth + 1))
             stack.extend(reversed(children))
         elif isinstance(value, _Bad):
-            problems.append(JSONProblem("number" if value.text[-1:].isdigit() else "syntax", value.why, _hint(value), pointer))
+            problems.append(
+                JSONProblem("number" if value.text[-1:].isdigit() else "syntax", value.why, _hint(value), pointer)
+            )
         elif check_strings and isinstance(value, str) and _SURROGATE.search(value):
             problems.append(_surrogate(pointer, "string"))
     return problems

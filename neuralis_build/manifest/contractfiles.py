@@ -117,7 +117,9 @@ def _tool_json(package: Package, f: ContractFile, c: Checker) -> None:
     try:
         text = read_regular(package.root / f.path).decode("utf-8")  # a FIFO is refused, never waited on
     except OSError as exc:
-        c.diags.add("error", NB1415, "", f"{f.path} cannot be read ({exc.strerror})", "make it a regular file", file=f.path)
+        c.diags.add(
+            "error", NB1415, "", f"{f.path} cannot be read ({exc.strerror})", "make it a regular file", file=f.path
+        )
         return
     except UnicodeDecodeError as exc:
         c.diags.add("error", NB1415, "", f"{f.path} is not UTF-8 text (byte {exc.start})", "save as UTF-8", file=f.path)

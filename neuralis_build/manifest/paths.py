@@ -109,8 +109,8 @@ def zone_glob_problem(glob: str) -> str | None:
     for segment in glob.split("/"):
         if segment == "":
             return "has an empty segment (// or a trailing /)"
-        if segment in ("..", "."):
-            return f"has a {segment} segment; the glob must stay anchored to the zone"
+        if segment == "..":  # a "." segment stays where it is: the spec refuses only ".." (and empty ones)
+            return "has a .. segment; the glob must stay anchored to the zone"
         bad = [ch for ch in segment if not _GLOB_CHAR.fullmatch(ch)]
         if bad:
             return f"has the character {bad[0]!r}; only letters, digits, ., _, -, * and / are allowed"

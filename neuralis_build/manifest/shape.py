@@ -433,7 +433,7 @@ class Obj(Shape):
         required = [name for name, f in self.fields.items() if f.required]
         if required:
             s["required"] = required
-        if self.unknown != "allow":
+        if self.unknown == "error":  # a key check only warns about must not be an error in an editor
             s["additionalProperties"] = False
         return self._with_description(s)
 

@@ -254,7 +254,9 @@ class Walker:
                 # a folder is walked when it may hold included files (a partial match)
                 if self.filter_entry(name, True):
                     if too_big is not None or rel.count("/") + 1 >= MAX_PATH_DEPTH:
-                        raise WalkTooDeep(_shown(rel), too_big or f"holds files more than {MAX_PATH_DEPTH} segments deep")
+                        raise WalkTooDeep(
+                            _shown(rel), too_big or f"holds files more than {MAX_PATH_DEPTH} segments deep"
+                        )
                     exact = self.filter_entry(name) or self.filter_entry(name + "/")
                     self.child(entry.path, rel, exact).walk(result)
             elif entry.is_file(follow_symlinks=False) and self.filter_entry(name):
