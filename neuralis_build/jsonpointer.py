@@ -46,9 +46,11 @@ class _Locator:
     ``MAX_JSON_DEPTH``, keeping what it located so far (that value's position included).
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_depth: int = MAX_JSON_DEPTH) -> None:
         self.text = text
         self.positions: dict[str, int] = {}
+        self.max_depth = max_depth
+        self.too_deep: str | None = None  # the first array or object nested past max_depth
 
     def run(self) -> dict[str, int]:
         try:
@@ -64,7 +66,8 @@ class _Locator:
     def _value(self, i: int, ptr: str, key_at: int | None = None, *, depth: int) -> int:
         self.positions.setdefault(ptr, i if key_at is None else key_at)
         ch = self.text[i]
-        if ch in "{[" and depth >= MAX_JSON_DEPTH:
+        if ch in "{[" and depth >= self.max_depth:
+            self.too_deep = ptr
             raise _TooDeep
         if ch == "{":
             i = self._skip(i + 1)
@@ -104,6 +107,15 @@ class _Locator:
         if not m:
             raise ValueError("expected a value")
         return m.end()
+
+
+def first_too_deep(text: str, max_depth: int = MAX_JSON_DEPTH) -> tuple[str, int] | None:
+    """The pointer and offset of the first array or object of ``text`` nested past ``max_depth`` levels."""
+    locator = _Locator(text, max_depth)
+    positions = locator.run()
+    if locator.too_deep is None:
+        return None
+    return locator.too_deep, positions[locator.too_deep]
 
 
 class SourceMap:

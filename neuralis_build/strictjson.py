@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from neuralis_build.jsonpointer import SourceMap, join
+from neuralis_build.jsonpointer import SourceMap, first_too_deep, join
 from neuralis_build.limits import MAX_JSON_DEPTH
 
 Kind = Literal["syntax", "depth", "surrogate", "number"]
@@ -83,9 +83,10 @@ def parse(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
         data = json.loads(text, parse_constant=_constant, parse_int=_integer, parse_float=_float)
     except json.JSONDecodeError as exc:
         raise JSONRefused([JSONProblem("syntax", exc.msg, _syntax_hint(exc.msg), None, exc.pos)]) from None
-    except RecursionError:
-        offset = _first_too_deep(text, max_depth)
-        raise JSONRefused([_depth_problem(None, offset, max_depth)]) from None
+    except RecursionError:  # nested past what Python's parser can hold: find the place without recursing
+        found = first_too_deep(text, max_depth)
+        pointer, offset = found if found is not None else (None, None)
+        raise JSONRefused([_depth_problem(pointer, offset, max_depth)]) from None
     problems = _walk(data, max_depth, check_strings=bool(_SURROGATE_ESCAPE.search(text)))
     if problems:
         raise JSONRefused(problems)
@@ -102,29 +103,38 @@ def _depth_problem(pointer: str | None, offset: int | None, max_depth: int) -> J
     )
 
 
+Path = tuple[Any, str | int] | None
+"""Where a value sits, as (parent's path, key): the pointer is only spelled out for a problem."""
+
+
+def _pointer(path: Path) -> str:
+    tokens: list[str | int] = []
+    while path is not None:
+        path, key = path
+        tokens.append(key)
+    return join("", *reversed(tokens))
+
+
 def _walk(data: Any, max_depth: int, *, check_strings: bool) -> list[JSONProblem]:
     """Every bad value, lone surrogate and over-deep value, in document order (iteratively: no recursion)."""
     problems: list[JSONProblem] = []
-    stack: list[tuple[str, Any, int]] = [("", data, 0)]
+    stack: list[tuple[Path, Any, int]] = [(None, data, 0)]
     while stack and len(problems) < _REPORTED:
-        pointer, value, depth = stack.pop()
+        path, value, depth = stack.pop()
+        key = path[1] if path is not None else None
+        if check_strings and isinstance(key, str) and _SURROGATE.search(key):  # an object's key (list keys are ints)
+            problems.append(_surrogate(_pointer(path), "key"))
         if isinstance(value, dict | list):
             if depth >= max_depth:
-                problems.append(_depth_problem(pointer, None, max_depth))
+                problems.append(_depth_problem(_pointer(path), None, max_depth))
                 continue
             items = value.items() if isinstance(value, dict) else enumerate(value)
-            children = []
-            for key, child in items:
-                if check_strings and isinstance(key, str) and _SURROGATE.search(key):
-                    problems.append(_surrogate(join(pointer, key), "key"))
-                children.append((join(pointer, key), child, depth + 1))
-            stack.extend(reversed(children))
+            stack.extend(((path, k), child, depth + 1) for k, child in reversed(list(items)))
         elif isinstance(value, _Bad):
-            problems.append(
-                JSONProblem("number" if value.text[-1:].isdigit() else "syntax", value.why, _hint(value), pointer)
-            )
+            kind: Kind = "number" if value.text[-1:].isdigit() else "syntax"
+            problems.append(JSONProblem(kind, value.why, _hint(value), _pointer(path)))
         elif check_strings and isinstance(value, str) and _SURROGATE.search(value):
-            problems.append(_surrogate(pointer, "string"))
+            problems.append(_surrogate(_pointer(path), "string"))
     return problems
 
 
@@ -155,23 +165,6 @@ def _syntax_hint(msg: str) -> str:
     if msg.startswith("Invalid control character"):
         return "strings cannot hold raw newlines or tabs: escape them as \\n or \\t"
     return "fix the JSON syntax at this line and column"
-
-
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
-
-
-def _first_too_deep(text: str, max_depth: int) -> int | None:
-    """The offset of the first ``[`` or ``{`` that opens level ``max_depth + 1`` (strings skipped)."""
-    depth = 0
-    for m in _TOKEN.finditer(text):
-        token = m.group(0)
-        if token in "[{":
-            depth += 1
-            if depth > max_depth:
-                return m.start()
-        elif token in "]}":
-            depth -= 1
-    return None
 
 
 def line_column(text: str, offset: int) -> tuple[int, int]:
