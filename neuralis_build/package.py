@@ -169,7 +169,9 @@ def load_package(path: Path | str) -> Package:
             "",
             f"package.json is {exc.strerror}, not a regular file; npm packs regular files only, so the "
             "tarball would have no package.json",
-            "make package.json a regular file in the package folder (replace a link by the file it points to)",
+            "replace the link by the file it points to, inside the package folder"
+            if exc.strerror == "a symbolic link"
+            else "make package.json a regular file",
         )
         raise _fail("package.json is not a regular file", d) from None
     except FileNotFoundError:

@@ -23,7 +23,9 @@ from neuralis_build.pack.walker import (
 )
 
 NB1716 = code("NB1716", "walk-failed", "a file npm would read while listing the package cannot be read")
-NB1717 = code("NB1717", "path-too-deep", "a file to pack sits deeper than 64 folders or has a path or name too long")
+NB1717 = code(
+    "NB1717", "path-too-deep", "a file to pack sits deeper than 64 path segments or has a path or name too long"
+)
 
 ALWAYS = (
     "!/package.json",
