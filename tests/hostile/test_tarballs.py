@@ -4,12 +4,16 @@ headers, hidden gzip members, names that are not UTF-8."""
 from __future__ import annotations
 
 import gzip
+import io
+import shutil
 import tarfile
+from pathlib import Path
 
 import pytest
 
 from neuralis_build.image.extract import ArchiveRefused, Entry, read_tarball
 from tests.image.conftest import file_info, raw_tgz
+from tests.pack.packtools import npm_pack
 
 MANIFEST = file_info("package/package.json", b'{"name": "x", "version": "1.0.0"}')
 
@@ -164,3 +168,20 @@ def test_an_entry_name_that_is_not_utf8_is_refused():
 
 def test_a_name_longer_than_a_file_system_allows_is_refused():
     assert refusal(raw_tgz([MANIFEST, file_info("package/" + "a" * 256 + ".js", b"x")]))[0] == "NB1806"
+
+
+TOOLS = Path(__file__).resolve().parent.parent / "tools" / "node_modules"
+REAL = ["ajv", "argparse", "async", "bcryptjs", "@verdaccio/config", "body-parser"]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", REAL)
+def test_the_tarballs_npm_packs_from_real_packages_are_read_whole(tmp_path: Path, name: str):
+    # the stricter header rules must not refuse what npm (node-tar) writes: pax headers, long names, modes
+    if not (TOOLS / name / "package.json").is_file():
+        pytest.skip("tests/tools is not installed (scripts/setup --test)")
+    root = shutil.copytree(TOOLS / name, tmp_path / "src", ignore=shutil.ignore_patterns("node_modules"))
+    tgz = npm_pack(root, tmp_path / "out").tgz
+    with tarfile.open(fileobj=io.BytesIO(tgz)) as archive:
+        expected = [(m.name.removeprefix("package/"), archive.extractfile(m).read()) for m in archive if m.isfile()]
+    assert [(e.path, e.data) for e in read_tarball(tgz)] == expected
