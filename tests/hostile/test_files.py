@@ -198,3 +198,15 @@ def test_a_node_that_prints_garbage_leaves_pack_on_its_own_order(tmp_path: Path,
     )
     assert done.code == 0, done.err
     assert "warning NB1713 some file names are not ASCII and node is not on PATH (or did not answer)" in done.err
+
+
+def test_hostile_dependencies_in_node_modules_neither_hang_nor_crash_check(pkg: Path):
+    module = {"app": {"module": {"entry": "dist/app/host.js"}}}
+    write_package(pkg, package_json(module), {"dist/app/host.js": "export function installAcmeHostComponents() {}\n"})
+    (pkg / "node_modules" / "fifo").mkdir(parents=True)
+    os.mkfifo(pkg / "node_modules" / "fifo" / "package.json")
+    deep = '{"neuralis": {"app": {"module": ' + "[" * 5000 + "]" * 5000 + "}}}"
+    write_package(pkg / "node_modules" / "deep", deep)
+    done = cli("check", pkg, "--trust", "first-party", "--format", "json")
+    assert done.code == 1  # the record was never built
+    assert done.codes() == ["NB1604"]
