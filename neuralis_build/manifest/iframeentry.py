@@ -7,6 +7,7 @@ a bundle entry only files under its surface root. Each reference is resolved as 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -37,8 +38,14 @@ class Problem:
 def entry_problems(root: Path, url: str, served: str, mode: str) -> Iterator[Problem]:
     """What is wrong with an iframe entry on disk: missing, or loading files its asset mode does not serve."""
     entry = resolve_inside(root, url)
-    if entry is None or not entry.is_file():
-        why = "leads out of the package" if entry is None else "does not exist"
+    if entry is None or not is_regular(entry):
+        why = (
+            "leads out of the package"
+            if entry is None
+            else "is not a regular file"
+            if os.path.lexists(entry)
+            else "does not exist"
+        )
         yield Problem("error", NB0509, f"the entry {url} {why}", f"build or create {url}, or fix the url")
         return
     try:

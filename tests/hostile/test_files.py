@@ -210,3 +210,15 @@ def test_hostile_dependencies_in_node_modules_neither_hang_nor_crash_check(pkg: 
     done = cli("check", pkg, "--trust", "first-party", "--format", "json")
     assert done.code == 1  # the record was never built
     assert done.codes() == ["NB1604"]
+
+
+def test_an_iframe_entry_that_is_a_fifo_is_named_so(pkg: Path):
+    url = "./app/surfaces/widget/w/index.html"
+    surface = {"kind": "widget", "id": "w", "type": "w", "title": "W", "component": {"renderer": "iframe", "url": url}}
+    write_package(pkg, package_json({"app": {"surfaces": [surface]}}))
+    (pkg / "app/surfaces/widget/w").mkdir(parents=True)
+    os.mkfifo(pkg / "app/surfaces/widget/w/index.html")
+    done = cli("check", pkg, "--trust", "untrusted", "--format", "json")
+    assert [(d["code"], d["message"]) for d in done.json()["diagnostics"]] == [
+        ("NB0509", "the entry app/surfaces/widget/w/index.html is not a regular file")
+    ]
