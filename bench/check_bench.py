@@ -1,10 +1,12 @@
 """How many manifests per second `check` validates in one process.
 
 Copies the example packages into a scratch folder until there are N of them (1,000 by default),
-each with its own name, then checks every one in one process and prints the rate. Not a test: it
-never fails on a timing; compare its numbers across changes.
+each with its own name, then checks every one in one process and prints the rate. A second row
+checks one manifest with E errors (8,000 dock entries opening a widget nobody declares) and with
+2E: the time must grow with the number of errors, not its square. Not a test: it never fails on a
+timing; compare its numbers across changes.
 
-    .venv/bin/python bench/check_bench.py [--count 1000] [--rounds 3]
+    .venv/bin/python bench/check_bench.py [--count 1000] [--rounds 3] [--errors 8000]
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -50,10 +53,33 @@ def make_corpus(dest: Path, count: int) -> list[Path]:
     return roots
 
 
+def many_errors(dest: Path, errors: int) -> Path:
+    """A package whose every dock entry opens an undeclared widget: ``errors`` located errors."""
+    surfaces = [
+        {"kind": "dock", "id": f"d{i}", "label": "Open", "action": {"type": "open-widget", "widget": "nowhere"}}
+        for i in range(errors)
+    ]
+    manifest = {"name": f"errors-{errors}", "version": "1.0.0", "neuralis": {"app": {"surfaces": surfaces}}}
+    root = dest / f"errors-{errors}"
+    root.mkdir()
+    (root / "package.json").write_text(json.dumps(manifest, indent=2), "utf-8")
+    return root
+
+
+def time_errors(dest: Path, errors: int, host: Any) -> float:
+    root = many_errors(dest, errors)
+    start = time.perf_counter()
+    result = check_path(root, "first-party", host)
+    elapsed = time.perf_counter() - start
+    assert len(result.diagnostics) == errors
+    return elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--errors", type=int, default=8000)
     args = parser.parse_args()
     host = default_host_profile()
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,6 +94,12 @@ def main() -> None:
         print(
             f"check: median {statistics.median(rates):,.0f} manifests/s over {args.rounds} rounds "
             f"(min {min(rates):,.0f}, max {max(rates):,.0f})"
+        )
+        one = time_errors(Path(tmp), args.errors, host)
+        two = time_errors(Path(tmp), 2 * args.errors, host)
+        print(
+            f"check: one manifest with {args.errors:,} errors in {one:.2f} s, with {2 * args.errors:,} in "
+            f"{two:.2f} s (ratio {two / one:.2f}; 2 is linear, 4 quadratic)"
         )
 
 

@@ -57,8 +57,24 @@ def _entries(folder: Path) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as it:
             return sorted(it, key=lambda e: e.name)
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # absent, not a folder, a symlink loop, unreadable: nothing to discover there
         return []
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """A regular file (through symlinks), or a symlink that cannot be followed (a loop, a name too long):
+    such a link is kept as a file so that the containment rule reports it instead of it vanishing."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return entry.is_symlink()
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def discover(root: Path) -> Contract:
@@ -76,7 +92,7 @@ def discover(root: Path) -> Contract:
         for entry in _entries(root / folder):
             rel = f"{folder}/{entry.name}"
             stem, dot, suffix = entry.name.rpartition(".")
-            if entry.name.startswith(".") or not entry.is_file():
+            if entry.name.startswith(".") or not _is_file(entry):
                 continue
             if suffix == "ts" and stem.endswith(".d"):  # a .d.ts declaration file is not an entry
                 continue
@@ -96,11 +112,11 @@ def discover(root: Path) -> Contract:
         skill_md = Path(entry.path) / "SKILL.md"
         if entry.name.startswith("."):
             continue
-        if entry.is_dir() and skill_md.is_file():
+        if _is_dir(entry) and skill_md.is_file():
             skills[entry.name] = ContractFile(
                 "skill", entry.name, f"skills/{entry.name}/SKILL.md", entry.is_symlink() or skill_md.is_symlink()
             )
-        elif entry.is_dir():
+        elif _is_dir(entry):
             strays.append((f"skills/{entry.name}", "a skill folder without SKILL.md"))
         else:
             strays.append((f"skills/{entry.name}", "not a skill: skills are folders skills/<name>/SKILL.md"))
@@ -115,13 +131,13 @@ def discover(root: Path) -> Contract:
 
     surfaces: dict[str, ContractFile] = {}
     for kind_dir in _entries(root / "app/surfaces") if "app" in top else []:
-        if not kind_dir.is_dir():
+        if not _is_dir(kind_dir):
             continue
         if kind_dir.name not in SURFACE_KINDS:
             strays.append((f"app/surfaces/{kind_dir.name}", "not a surface kind (widget, card or dock)"))
             continue
         for surface in _entries(Path(kind_dir.path)):
-            if surface.is_dir():
+            if _is_dir(surface):
                 key = f"{kind_dir.name}/{surface.name}"
                 surfaces[key] = ContractFile("surface", key, f"app/surfaces/{key}", surface.is_symlink())
     if surfaces:

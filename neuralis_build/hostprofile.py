@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from neuralis_build.errors import UsageError
+from neuralis_build.regularfile import read_regular
+from neuralis_build.strictjson import JSONRefused, describe, parse
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def default_host_profile() -> HostProfile:
     """The profile that ships with the toolchain."""
     # A plain path, not importlib.resources: the package ships as files, and the import costs ~6 ms.
     text = (Path(__file__).parent / "data" / "host-profile.json").read_text("utf-8")
-    return parse_host_profile(json.loads(text), "<default host profile>")
+    return parse_host_profile(parse(text), "<default host profile>")
 
 
 def load_host_profile(path: Path | str | None) -> HostProfile:
@@ -79,11 +80,16 @@ def load_host_profile(path: Path | str | None) -> HostProfile:
         return default_host_profile()
     p = Path(path)
     try:
-        data = json.loads(p.read_text("utf-8"))
+        text = read_regular(p).decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"{p}: host profile not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{p}: cannot read the host profile ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{p}:{exc.lineno}:{exc.colno}: the host profile is not valid JSON: {exc.msg}") from None
+    except OSError as exc:
+        raise UsageError(f"{p}: cannot read the host profile ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{p}: the host profile is not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = parse(text)
+    except JSONRefused as exc:
+        problem = exc.problems[0]
+        raise UsageError(describe(problem, str(p), text, "the host profile"), hint=problem.hint) from None
     return parse_host_profile(data, str(p))

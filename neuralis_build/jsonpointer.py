@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+from neuralis_build.limits import MAX_JSON_DEPTH
+
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
@@ -33,27 +35,40 @@ def split(pointer: str) -> list[str]:
     return [unescape(t) for t in pointer[1:].split("/")]
 
 
-class _Locator:
-    """Walks JSON text once and records where every value (and every member's key) starts."""
+class _TooDeep(Exception):
+    """The text nests deeper than the locator descends (only a document refused for its depth does)."""
 
-    def __init__(self, text: str) -> None:
+
+class _Locator:
+    """Walks JSON text once and records where every value (and every member's key) starts.
+
+    It recurses once per nesting level, so it stops at the first array or object nested deeper than
+    ``MAX_JSON_DEPTH``, keeping what it located so far (that value's position included).
+    """
+
+    def __init__(self, text: str, max_depth: int = MAX_JSON_DEPTH) -> None:
         self.text = text
         self.positions: dict[str, int] = {}
+        self.max_depth = max_depth
+        self.too_deep: str | None = None  # the first array or object nested past max_depth
 
     def run(self) -> dict[str, int]:
         try:
-            self._value(self._skip(0), "")
-        except (IndexError, ValueError):
-            pass  # the text is not valid JSON: keep what was located so far
+            self._value(self._skip(0), "", depth=0)
+        except (IndexError, ValueError, _TooDeep):
+            pass  # the text is not valid JSON (or too deep): keep what was located so far
         return self.positions
 
     def _skip(self, i: int) -> int:
         m = _WS.match(self.text, i)
         return m.end() if m else i
 
-    def _value(self, i: int, ptr: str, key_at: int | None = None) -> int:
+    def _value(self, i: int, ptr: str, key_at: int | None = None, *, depth: int) -> int:
         self.positions.setdefault(ptr, i if key_at is None else key_at)
         ch = self.text[i]
+        if ch in "{[" and depth >= self.max_depth:
+            self.too_deep = ptr
+            raise _TooDeep
         if ch == "{":
             i = self._skip(i + 1)
             if self.text[i] == "}":
@@ -66,7 +81,7 @@ class _Locator:
                 j = self._skip(m.end())
                 if self.text[j] != ":":
                     raise ValueError("expected ':'")
-                j = self._value(self._skip(j + 1), join(ptr, key), key_at=i)
+                j = self._value(self._skip(j + 1), join(ptr, key), key_at=i, depth=depth + 1)
                 j = self._skip(j)
                 if self.text[j] == ",":
                     i = self._skip(j + 1)
@@ -80,7 +95,7 @@ class _Locator:
                 return i + 1
             index = 0
             while True:
-                j = self._skip(self._value(i, join(ptr, index)))
+                j = self._skip(self._value(i, join(ptr, index), depth=depth + 1))
                 index += 1
                 if self.text[j] == ",":
                     i = self._skip(j + 1)
@@ -92,6 +107,15 @@ class _Locator:
         if not m:
             raise ValueError("expected a value")
         return m.end()
+
+
+def first_too_deep(text: str, max_depth: int = MAX_JSON_DEPTH) -> tuple[str, int] | None:
+    """The pointer and offset of the first array or object of ``text`` nested past ``max_depth`` levels."""
+    locator = _Locator(text, max_depth)
+    positions = locator.run()
+    if locator.too_deep is None:
+        return None
+    return locator.too_deep, positions[locator.too_deep]
 
 
 class SourceMap:

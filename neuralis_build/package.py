@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -13,6 +11,9 @@ from neuralis_build.contract import Contract, discover
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, UsageError
 from neuralis_build.jsonpointer import SourceMap
+from neuralis_build.limits import MAX_JSON_DEPTH
+from neuralis_build.regularfile import NotRegularFile, read_regular
+from neuralis_build.strictjson import JSONProblem, JSONRefused, parse, position
 
 MANIFEST = "package.json"
 
@@ -20,6 +21,14 @@ NB0001 = code("NB0001", "manifest-missing", "the folder has no package.json")
 NB0002 = code("NB0002", "manifest-invalid-json", "package.json is not valid JSON")
 NB0003 = code("NB0003", "manifest-not-object", "package.json is not a JSON object")
 NB0004 = code("NB0004", "manifest-unreadable", "package.json could not be read as UTF-8 text")
+NB0005 = code("NB0005", "manifest-not-regular", "package.json is a symlink, a FIFO, a folder or a device")
+NB0006 = code(
+    "NB0006", "manifest-too-deep", f"package.json nests more than {MAX_JSON_DEPTH} levels of arrays and objects"
+)
+NB0007 = code("NB0007", "manifest-lone-surrogate", "a string or key of package.json holds a lone UTF-16 surrogate")
+NB0008 = code("NB0008", "manifest-number-range", "a number of package.json does not fit a double (as Node reads it)")
+
+_PROBLEM_CODES = {"syntax": NB0002, "depth": NB0006, "surrogate": NB0007, "number": NB0008}
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,8 +89,25 @@ class Package:
         return diagnostic.located(*where) if where else diagnostic
 
 
-def _fail(message: str, diagnostic: Diagnostic) -> DiagnosedError:
-    return DiagnosedError(message, [diagnostic])
+def _fail(message: str, diagnostic: Diagnostic, *more: Diagnostic) -> DiagnosedError:
+    return DiagnosedError(message, [diagnostic, *more])
+
+
+_SUMMARY = {
+    "syntax": "is not valid JSON",
+    "depth": "nests too deeply",
+    "surrogate": "is not Unicode text",
+    "number": "holds a number Node cannot read",
+}
+
+
+def _json_diagnostic(problem: JSONProblem, text: str, source: SourceMap) -> Diagnostic:
+    """A refusal of the JSON text as a diagnostic, located by its offset or its pointer."""
+    where = position(problem, text, source)
+    message = f"package.json is not valid JSON: {problem.message}" if problem.kind == "syntax" else problem.message
+    line, column = where if where else (None, None)
+    code_ = _PROBLEM_CODES[problem.kind]
+    return Diagnostic("error", code_.id, MANIFEST, problem.pointer or "", message, problem.hint, line, column)
 
 
 def parse_manifest(raw: bytes, root: Path) -> Package:
@@ -101,19 +127,11 @@ def parse_manifest(raw: bytes, root: Path) -> Package:
     if text.startswith("\ufeff"):
         text = text[1:]  # npm strips a byte-order mark too
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        d = Diagnostic(
-            "error",
-            NB0002.id,
-            MANIFEST,
-            "",
-            f"package.json is not valid JSON: {exc.msg}",
-            _json_hint(exc.msg),
-            exc.lineno,
-            exc.colno,
-        )
-        raise _fail("package.json is not valid JSON", d) from None
+        data = parse(text)
+    except JSONRefused as exc:
+        source = SourceMap(text)
+        found = [_json_diagnostic(p, text, source) for p in exc.problems]
+        raise _fail(f"package.json {_SUMMARY[exc.problems[0].kind]}", found[0], *found[1:]) from None
     if not isinstance(data, dict):
         d = Diagnostic(
             "error",
@@ -140,7 +158,22 @@ def load_package(path: Path | str) -> Package:
         raise UsageError(f"{root}: not a folder", hint="pass the folder that holds the package's package.json")
     root = root.resolve()
     try:
-        raw = (root / MANIFEST).read_bytes()
+        # never through a symlink: npm packs no symlink, so the tarball would have no package.json, and a
+        # link may lead out of the package
+        raw = read_regular(root / MANIFEST, follow_symlinks=False)
+    except NotRegularFile as exc:
+        d = Diagnostic(
+            "error",
+            NB0005.id,
+            MANIFEST,
+            "",
+            f"package.json is {exc.strerror}, not a regular file; npm packs regular files only, so the "
+            "tarball would have no package.json",
+            "replace the link by the file it points to, inside the package folder"
+            if exc.strerror == "a symbolic link"
+            else "make package.json a regular file",
+        )
+        raise _fail("package.json is not a regular file", d) from None
     except FileNotFoundError:
         d = Diagnostic(
             "error",
@@ -169,16 +202,3 @@ def json_type(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return "object"
-
-
-_TRAILING_COMMA = re.compile(r"Expecting (property name|value)")
-
-
-def _json_hint(msg: str) -> str:
-    if _TRAILING_COMMA.match(msg):
-        return "look for a trailing comma or a missing value just before this point"
-    if msg.startswith("Expecting ',' delimiter"):
-        return "a comma is missing between two entries, or a quote is not closed"
-    if msg.startswith("Invalid control character"):
-        return "strings cannot hold raw newlines or tabs: escape them as \\n or \\t"
-    return "fix the JSON syntax at this line and column"

@@ -38,6 +38,22 @@ def version_callback(prog: str) -> Callable[[bool], None]:
     return show
 
 
+def tolerant_streams() -> None:
+    """Let stdout and stderr write any string: a lone surrogate (from a file name or a tarball entry that is
+    not UTF-8) comes out as a ``\\udcff`` escape instead of raising UnicodeEncodeError mid-report.
+
+    In JSON output that escape is itself valid JSON for the same code unit, so ``--format json`` stays
+    parseable; in text it shows the reader exactly which character was wrong.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a closed or detached stream: nothing to print to anyway
+                pass
+
+
 def stderr() -> Console:
     """A rich console on stderr (imported on first use, to keep start-up light)."""
     from rich.console import Console
@@ -73,6 +89,7 @@ def fail(exc: NeuralisError) -> NoReturn:
 def run_app(app: typer.Typer, argv: Sequence[str] | None = None, *, prog: str) -> int:
     """Run a typer app; map our errors to exit codes in one place and hide tracebacks unless --verbose."""
     args = list(sys.argv[1:] if argv is None else argv)
+    tolerant_streams()
     try:
         app(args=args, prog_name=prog, standalone_mode=True)
     except SystemExit as done:  # typer's own exits: success, --help, usage errors (2)

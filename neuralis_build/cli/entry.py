@@ -9,6 +9,9 @@ def main(argv: list[str] | None = None) -> int:
     """Dispatch ``ui`` to its fast path when it can take the arguments; otherwise run the full CLI."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["ui"]:
+        from neuralis_build.cli.common import tolerant_streams
+
+        tolerant_streams()
         from neuralis_build.cli.ui_run import fast_main
 
         code = fast_main(args[1:])

@@ -133,7 +133,17 @@ def register(app: typer.Typer) -> None:
         from neuralis_build.pack.tarball import pack_package, write_tarball
         from neuralis_build.package import load_package
 
-        package = load_package(path)
+        try:
+            package = load_package(path)
+        except DiagnosedError as exc:  # package.json itself is refused: --json still prints a report
+            if json_out:
+                report: dict[str, Any] = {
+                    "package": None,
+                    "ok": False,
+                    "diagnostics": [d.to_json() for d in exc.diagnostics],
+                }
+                print(json.dumps(report, indent=2, ensure_ascii=False))
+            raise
         label = package.name or str(package.root)
         prep = prepare_pack(package, trust.value, load_host_profile(host))
         diagnostics = prep.diagnostics

@@ -13,6 +13,7 @@ from typing import Any
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.manifest.sections.config import config_keys
 from neuralis_build.manifest.sections.contributions import tool_sources
+from neuralis_build.manifest.sections.identity import PLATFORM_ID
 from neuralis_build.manifest.sections.provides import oauth_prefix, oauth_prefixes_overlap, provided_services
 from neuralis_build.package import MANIFEST, Package
 from neuralis_build.trust import Trust
@@ -22,7 +23,7 @@ NB1821 = code("NB1821", "service-taken", "a singleton service already has a prov
 NB1822 = code("NB1822", "config-key-taken", "a config key is already declared by another package or the platform")
 NB1823 = code("NB1823", "oauth-prefix-overlap", "an OAuth callback prefix overlaps another package's")
 
-PLATFORM = "@neuralis/platform"
+PLATFORM = PLATFORM_ID
 """The claimant id of the host profile's own tools and config keys (a first-party claimant)."""
 MCP_PREFIX = "mcp:"
 

@@ -1,6 +1,6 @@
 """Read a package tarball that may be hostile: every rule is enforced in memory before a byte is written.
 
-The reader streams the gzip layer and counts decompressed bytes as it goes, so a gzip bomb is
+The reader streams the gzip layer (gunzip.py) and counts decompressed bytes as it goes, so a gzip bomb is
 refused at the cap rather than inflated. It is stricter than npm (which relativises absolute paths,
 skips links and lets the last duplicate win): anything npm would silently rewrite is refused here.
 """
@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 import tarfile
 import unicodedata
-import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from neuralis_build.diagnostics import Code, code
 from neuralis_build.errors import UserError
+from neuralis_build.image.gunzip import Gunzip, GzipRefused
+from neuralis_build.image.tarheader import MalformedHeader, StrictHeader, end_of_archive, is_sparse
+from neuralis_build.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BYTES
 
 NB1803 = code("NB1803", "archive-path", "a tarball entry's path is absolute, has .. or lacks the package/ prefix")
 NB1804 = code("NB1804", "archive-entry-type", "a tarball holds a link, a device, a FIFO or another non-file entry")
@@ -27,6 +30,7 @@ NB1807 = code("NB1807", "archive-corrupt", "a tarball is not a readable gzip-com
 NB1808 = code("NB1808", "archive-no-manifest", "a tarball has no package/package.json")
 
 PREFIX = "package/"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _DATA_FILTER = getattr(tarfile, "data_filter", None)
 _FILTER_ERROR: type[Exception] | tuple[()] = getattr(tarfile, "FilterError", ())
 MiB = 1024 * 1024
@@ -39,8 +43,8 @@ class Limits:
     max_entries: int = 20_000
     max_entry_bytes: int = 64 * MiB
     max_total_bytes: int = 256 * MiB
-    max_path_bytes: int = 1024
-    max_depth: int = 64
+    max_path_bytes: int = MAX_PATH_BYTES
+    max_depth: int = MAX_PATH_DEPTH  # path segments, the file's own name included
 
     @property
     def max_stream_bytes(self) -> int:
@@ -65,51 +69,6 @@ class ArchiveRefused(UserError):
         self.rule = rule
 
 
-class _Gunzip(io.RawIOBase):
-    """A read-only stream of the decompressed bytes that refuses to inflate past a cap."""
-
-    def __init__(self, data: bytes, cap: int) -> None:
-        self._data = memoryview(data)
-        self._pos = 0
-        self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        self._pending = b""
-        self._cap = cap
-        self.total = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        want = len(buffer)
-        out = self._pending
-        while len(out) < want and not self._inflate.eof:
-            if self._inflate.unconsumed_tail:
-                chunk = self._inflate.unconsumed_tail
-            else:
-                chunk = bytes(self._data[self._pos : self._pos + 65536])
-                self._pos += len(chunk)
-                if not chunk:
-                    raise ArchiveRefused(
-                        NB1807, "the gzip stream ends before its end marker", "re-create the tarball (npm pack)"
-                    )
-            try:
-                out += self._inflate.decompress(chunk, max(want - len(out), 65536))
-            except zlib.error as exc:
-                raise ArchiveRefused(NB1807, f"the gzip stream is corrupt ({exc})", "re-create the tarball") from None
-            if self.total + len(out) > self._cap:
-                raise ArchiveRefused(
-                    NB1806,
-                    f"the tarball inflates past {self._cap:,} bytes (a gzip bomb or an oversized package); "
-                    "refused while decompressing, nothing was extracted",
-                    "ship a smaller package; the image caps a package's total size",
-                )
-        n = min(want, len(out))
-        buffer[:n] = out[:n]
-        self._pending = out[n:]
-        self.total += n
-        return n
-
-
 def _refuse_path(name: str, why: str) -> ArchiveRefused:
     return ArchiveRefused(
         NB1803,
@@ -120,7 +79,9 @@ def _refuse_path(name: str, why: str) -> ArchiveRefused:
 
 def _relative(name: str, limits: Limits, root: str = "package") -> str:
     """The package-relative path of an entry name, or a refusal naming what is wrong with it."""
-    if len(name.encode("utf-8", "surrogateescape")) > limits.max_path_bytes:
+    if _SURROGATE.search(name):  # tarfile decodes bytes that are not UTF-8 as lone surrogates
+        raise _refuse_path(_shown(name), "is not UTF-8; a package path is Unicode text")
+    if len(name.encode("utf-8")) > limits.max_path_bytes:
         raise ArchiveRefused(NB1806, f"the entry path {name[:60]!r}… is longer than {limits.max_path_bytes} bytes", "")
     if "\\" in name:
         raise _refuse_path(name, "has a backslash (a Windows path separator)")
@@ -139,8 +100,15 @@ def _relative(name: str, limits: Limits, root: str = "package") -> str:
     if any(p in ("", ".") for p in rest):
         raise _refuse_path(name, "has an empty or . segment")
     if len(rest) > limits.max_depth:
-        raise ArchiveRefused(NB1806, f"the entry {name!r} is nested deeper than {limits.max_depth} folders", "")
+        raise ArchiveRefused(NB1806, f"the entry {name!r} has more than {limits.max_depth} path segments", "")
+    if any(len(p.encode("utf-8")) > MAX_SEGMENT_BYTES for p in rest):
+        raise ArchiveRefused(NB1806, f"the entry {name[:60]!r}… has a name longer than {MAX_SEGMENT_BYTES} bytes", "")
     return "/".join(rest)
+
+
+def _shown(name: str) -> str:
+    """An entry name as a person can read it: bytes that are not UTF-8 become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _fold(path: str) -> str:
@@ -158,6 +126,51 @@ _KIND_WORDS = {
 }
 
 
+class _Tree:
+    """The paths read so far, exactly and folded: no path twice, none both a file and a folder, and no
+    two that differ only in case or Unicode normalisation (they collide where the image may be copied)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}  # folded file path -> the path that took it
+        self.dirs: dict[str, str] = {}  # folded folder path -> the path that took it
+
+    def add_dir(self, rel: str) -> None:
+        folded = _fold(rel)
+        other = self.files.get(folded)
+        if other is not None:
+            raise _collision(rel + "/", other)
+        self.dirs.setdefault(folded, rel)
+
+    def add_file(self, rel: str) -> None:
+        folded = _fold(rel)
+        other = self.files.get(folded)
+        if other is not None:
+            if other == rel:
+                raise ArchiveRefused(
+                    NB1805,
+                    f"the tarball holds {PREFIX}{rel} twice",
+                    "a tarball lists each file once; names must stay distinct on case-insensitive file systems",
+                )
+            raise _collision(rel, other)
+        other = self.dirs.get(folded)
+        if other is not None:
+            raise _collision(rel, other + "/")
+        parents = [str(p) for p in PurePosixPath(rel).parents][:-1]
+        for parent in parents:
+            self.add_dir(parent)
+        self.files[folded] = rel
+
+
+def _collision(path: str, other: str) -> ArchiveRefused:
+    if path.rstrip("/") == other.rstrip("/"):
+        return ArchiveRefused(NB1805, f"{PREFIX}{path.rstrip('/')} is both a file and a folder", "")
+    return ArchiveRefused(
+        NB1805,
+        f"{PREFIX}{path} and {PREFIX}{other} differ only in case or Unicode normalisation",
+        "a tarball lists each file once; names must stay distinct on case-insensitive file systems",
+    )
+
+
 def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = False) -> list[Entry]:
     """Every regular file of a ``.tgz`` in archive order; refuse the whole archive on the first broken rule.
 
@@ -169,15 +182,13 @@ def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = 
     root: str | None = None if any_root else "package"
     if data[:2] != b"\x1f\x8b":
         raise ArchiveRefused(NB1807, "the file is not gzip-compressed", "a package tarball is a .tgz (npm pack)")
-    stream = io.BufferedReader(_Gunzip(data, limits.max_stream_bytes), buffer_size=65536)
+    stream = io.BufferedReader(Gunzip(data, limits.max_stream_bytes), buffer_size=65536)
     entries: list[Entry] = []
-    seen: dict[str, str] = {}  # folded path -> the entry name that took it
-    dirs: set[str] = set()
-    files: set[str] = set()
+    tree = _Tree()
     total = 0
     count = 0
     try:
-        archive = tarfile.open(fileobj=stream, mode="r|")  # noqa: SIM115 (a stream over bytes in memory)
+        archive = tarfile.open(fileobj=stream, mode="r|", tarinfo=StrictHeader)  # noqa: SIM115 (bytes in memory)
         for member in archive:
             count += 1
             if count > limits.max_entries:
@@ -185,38 +196,24 @@ def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = 
             if root is None:
                 root = member.name.split("/", 1)[0] or "package"
             rel = _relative(member.name, limits, root)
-            if member.type in _KIND_WORDS or not (member.isfile() or member.isdir()):
-                what = _KIND_WORDS.get(member.type, f"an entry of tar type {member.type!r}")
+            if member.type in _KIND_WORDS or not (member.isfile() or member.isdir()) or is_sparse(member):
+                what = "a sparse file" if is_sparse(member) else _KIND_WORDS.get(member.type)
                 raise ArchiveRefused(
                     NB1804,
-                    f"the entry {member.name!r} is {what}; a package installs regular files only",
+                    f"the entry {member.name!r} is {what or f'an entry of tar type {member.type!r}'}; "
+                    "a package installs regular files only",
                     "pack the package with npm pack or neuralis-build pack, which write regular files only",
                 )
             # Python's own extraction policy (PEP 706, Python 3.11.4+), as a second opinion on the rules above.
             if _DATA_FILTER is not None:
                 _DATA_FILTER(member, "/nonexistent-extraction-root")
             if member.isdir():
-                if rel and rel in files:
-                    raise ArchiveRefused(NB1805, f"{member.name!r} is both a file and a folder", "")
                 if rel:
-                    dirs.add(rel)
+                    tree.add_dir(rel)
                 continue
             if not rel:
                 raise _refuse_path(member.name, "is a file named package/ itself")
-            folded = _fold(rel)
-            if folded in seen:
-                same = seen[folded] == rel
-                raise ArchiveRefused(
-                    NB1805,
-                    f"the tarball holds {PREFIX}{rel} twice"
-                    if same
-                    else f"{PREFIX}{rel} and {PREFIX}{seen[folded]} differ only in case or Unicode normalisation",
-                    "a tarball lists each file once; names must stay distinct on case-insensitive file systems",
-                )
-            parents = [str(p) for p in PurePosixPath(rel).parents][:-1]
-            clash = next((p for p in parents if p in files), None) or (rel if rel in dirs else None)
-            if clash is not None:
-                raise ArchiveRefused(NB1805, f"{PREFIX}{clash} is both a file and a folder", "")
+            tree.add_file(rel)
             if member.size > limits.max_entry_bytes:
                 raise ArchiveRefused(
                     NB1806,
@@ -232,22 +229,26 @@ def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = 
             body = reader.read() if reader is not None else b""
             if len(body) != member.size:
                 raise ArchiveRefused(NB1807, f"{member.name} is cut short", "re-create the tarball")
-            seen[folded] = rel
-            files.add(rel)
-            for parent in parents:
-                dirs.add(parent)
             entries.append(Entry(rel, body, bool(member.mode & 0o100)))
+        stopped = end_of_archive(archive)
+        if stopped is not None:
+            raise ArchiveRefused(NB1807, f"the tar stream {stopped}", "re-create the tarball (npm pack)")
         # tarfile stops quietly at a block it cannot parse; what follows the last entry must be padding
         while chunk := archive.fileobj.read(65536):
             if chunk.strip(b"\0"):
                 raise ArchiveRefused(
                     NB1807, "the tar stream has data after its last readable entry", "re-create the tarball"
                 )
+    except GzipRefused as exc:
+        hint = "ship a smaller package; the image caps a package's total size" if exc.bomb else "re-create the tarball"
+        raise ArchiveRefused(NB1806 if exc.bomb else NB1807, exc.message, hint) from None
     except _FILTER_ERROR as exc:
         raise ArchiveRefused(NB1803, f"the entry is unsafe to extract: {exc}", "") from None
+    except MalformedHeader as exc:
+        raise ArchiveRefused(NB1807, f"the tar stream {exc}", "re-create the tarball (npm pack)") from None
     except (tarfile.TarError, EOFError) as exc:
         raise ArchiveRefused(NB1807, f"the tar stream is unreadable ({exc})", "re-create the tarball") from None
-    if "package.json" not in files:
+    if tree.files.get("package.json") != "package.json":
         raise ArchiveRefused(NB1808, "the tarball has no package/package.json", "pack the package folder with npm pack")
     return entries
 

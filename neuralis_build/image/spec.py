@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from neuralis_build.errors import UsageError
+from neuralis_build.regularfile import read_regular
 from neuralis_build.trust import INSTALL_CLASSES, InstallClass, Trust, trust_for_class
 
 SourceKind = Literal["directory", "tarball", "npm"]
@@ -65,18 +66,25 @@ def load_spec(path: Path | str) -> ImageSpec:
     """Read and validate a SPEC; any problem is a UsageError (exit 2) naming the file and line."""
     spec_path = Path(path)
     try:
-        text = spec_path.read_text("utf-8")
+        text = read_regular(spec_path).decode("utf-8")  # a FIFO is refused, not waited on
     except FileNotFoundError:
         raise UsageError(
             f"{spec_path}: no such image spec", hint="pass the TOML file that lists the packages"
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{spec_path}: cannot read the image spec ({exc})") from None
+    except OSError as exc:
+        raise UsageError(f"{spec_path}: cannot read the image spec ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{spec_path}: the image spec is not UTF-8 text (byte {exc.start})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         # tomllib's message ends with "(at line L, column C)"
         raise UsageError(f"{spec_path}: not valid TOML: {exc}", hint="fix the TOML syntax at that line") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise UsageError(
+            f"{spec_path}: arrays or inline tables nest too deeply to read",
+            hint="an image spec nests at most a list of tool names inside a table",
+        ) from None
     return parse_spec(data, spec_path.resolve(), text)
 
 

@@ -9,7 +9,8 @@ the JSON file).
 
 from __future__ import annotations
 
-import json
+import errno
+import os
 
 from neuralis_build.contract import Contract, ContractFile, Kind
 from neuralis_build.diagnostics import Diagnostic, code
@@ -24,6 +25,8 @@ from neuralis_build.manifest.names import (
 from neuralis_build.manifest.paths import Containment
 from neuralis_build.manifest.shape import Checker
 from neuralis_build.package import Package
+from neuralis_build.regularfile import read_regular
+from neuralis_build.strictjson import JSONRefused, parse, position
 
 NB1411 = code("NB1411", "contract-symlink-outside", "a contract file is a symlink that leads out of the package")
 NB1412 = code("NB1412", "contract-duplicate-file", "two contract files define the same entry (tools/x.ts and x.json)")
@@ -64,15 +67,24 @@ def _outside(inside: Containment, contract: Contract, c: Checker) -> set[str]:
         for f in entries.values():
             if inside.resolve(f.path) is None:
                 out.add(f.path)
+                how = "is a symlink loop" if _loops(inside, f.path) else "leads out of the package through a symlink"
                 c.diags.add(
                     "error",
                     NB1411,
                     "",
-                    f"{f.path} leads out of the package through a symlink",
+                    f"{f.path} {how}",
                     "keep every contract file inside the package; replace the symlink by the file itself",
                     file=f.path,
                 )
     return out
+
+
+def _loops(inside: Containment, path: str) -> bool:
+    try:
+        os.stat(inside.real_root / path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def _file_names(contract: Contract, outside: set[str], c: Checker) -> None:
@@ -103,23 +115,24 @@ def _file_names(contract: Contract, outside: set[str], c: Checker) -> None:
 def _tool_json(package: Package, f: ContractFile, c: Checker) -> None:
     """tools/<name>.json is the tool's whole definition: an object with a description, named by its stem."""
     try:
-        data = json.loads((package.root / f.path).read_text("utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        c.diags.add("error", NB1415, "", f"{f.path} cannot be read as UTF-8 text ({exc})", "save as UTF-8", file=f.path)
-        return
-    except json.JSONDecodeError as exc:
-        c.diags.items.append(
-            Diagnostic(
-                "error",
-                NB1415.id,
-                f.path,
-                "",
-                f"{f.path} is not valid JSON: {exc.msg}",
-                "fix the JSON syntax at this line and column",
-                exc.lineno,
-                exc.colno,
-            )
+        text = read_regular(package.root / f.path).decode("utf-8")  # a FIFO is refused, never waited on
+    except OSError as exc:
+        c.diags.add(
+            "error", NB1415, "", f"{f.path} cannot be read ({exc.strerror})", "make it a regular file", file=f.path
         )
+        return
+    except UnicodeDecodeError as exc:
+        c.diags.add("error", NB1415, "", f"{f.path} is not UTF-8 text (byte {exc.start})", "save as UTF-8", file=f.path)
+        return
+    try:
+        data = parse(text)
+    except JSONRefused as exc:
+        for problem in exc.problems:
+            line, column = position(problem, text) or (None, None)
+            message = f"{f.path} is not valid JSON: {problem.message}" if problem.kind == "syntax" else problem.message
+            c.diags.items.append(
+                Diagnostic("error", NB1415.id, f.path, problem.pointer or "", message, problem.hint, line, column)
+            )
         return
     if not isinstance(data, dict):
         c.diags.add(

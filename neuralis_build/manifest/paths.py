@@ -7,6 +7,8 @@ import os
 import re
 from pathlib import Path
 
+from neuralis_build.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BYTES
+
 _GLOB_CHAR = re.compile(r"[A-Za-z0-9._*-]")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -32,6 +34,19 @@ def path_problem(path: str) -> str | None:
         return 'has a ".." segment, which could leave the package'
     if any(s in ("", ".") for s in segments):
         return 'has an empty or "." segment'
+    return size_problem(normalize(path))
+
+
+def size_problem(path: str) -> str | None:
+    """Why a package-relative path is too long or too deep to be packed, installed or opened, or None."""
+    if len(path.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
+        return f"is longer than {MAX_PATH_BYTES:,} bytes, the longest path a package may hold"
+    segments = path.split("/")
+    if len(segments) > MAX_PATH_DEPTH:
+        return f"has {len(segments)} segments; a package path has at most {MAX_PATH_DEPTH} (its folders and its name)"
+    long = next((s for s in segments if len(s.encode("utf-8", "surrogatepass")) > MAX_SEGMENT_BYTES), None)
+    if long is not None:
+        return f"has a name longer than {MAX_SEGMENT_BYTES} bytes ({long[:16]}…), more than file systems allow"
     return None
 
 
@@ -94,8 +109,8 @@ def zone_glob_problem(glob: str) -> str | None:
     for segment in glob.split("/"):
         if segment == "":
             return "has an empty segment (// or a trailing /)"
-        if segment in ("..", "."):
-            return f"has a {segment} segment; the glob must stay anchored to the zone"
+        if segment == "..":  # a "." segment stays where it is: the spec refuses only ".." (and empty ones)
+            return "has a .. segment; the glob must stay anchored to the zone"
         bad = [ch for ch in segment if not _GLOB_CHAR.fullmatch(ch)]
         if bad:
             return f"has the character {bad[0]!r}; only letters, digits, ., _, -, * and / are allowed"

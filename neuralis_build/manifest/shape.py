@@ -45,6 +45,8 @@ class Checker:
     host: HostProfile | None = None
     invalid: set[str] = field(default_factory=set)
     dropped: set[str] = field(default_factory=set)
+    # every invalid pointer and each of its ancestors, so is_valid is one lookup however many errors there are
+    _tainted: set[str] = field(default_factory=set, repr=False)
 
     def warning(self, code: Code, pointer: str, message: str, hint: str | None = None) -> None:
         self.diags.warning(code, pointer, message, hint)
@@ -54,7 +56,19 @@ class Checker:
 
     def error(self, code: Code, pointer: str, message: str, hint: str | None = None) -> None:
         self.diags.error(code, pointer, message, hint)
+        self.mark_invalid(pointer)
+
+    def mark_invalid(self, pointer: str) -> None:
+        """Record that the value at ``pointer`` broke a rule (an error reported elsewhere)."""
+        if pointer in self.invalid:
+            return
         self.invalid.add(pointer)
+        probe = pointer
+        while probe not in self._tainted:
+            self._tainted.add(probe)
+            if not probe:
+                break
+            probe = probe[: probe.rfind("/")]
 
     def drop(self, code: Code, pointer: str, message: str, hint: str | None = None) -> None:
         """Warn that the loader drops the value at ``pointer``, and leave it out of the effective manifest."""
@@ -63,12 +77,19 @@ class Checker:
 
     def is_valid(self, pointer: str) -> bool:
         """True when no shape error was reported at or under ``pointer``."""
-        prefix = pointer + "/"
-        return not any(p == pointer or p.startswith(prefix) for p in self.invalid)
+        return pointer not in self._tainted
 
     def is_dropped(self, pointer: str) -> bool:
         """True when ``pointer`` or one of its ancestors was dropped."""
-        return any(pointer == p or pointer.startswith(p + "/") for p in self.dropped)
+        if not self.dropped:
+            return False
+        probe = pointer
+        while True:
+            if probe in self.dropped:
+                return True
+            if not probe:
+                return False
+            probe = probe[: probe.rfind("/")]
 
     def usable(self, pointer: str) -> bool:
         return self.is_valid(pointer) and not self.is_dropped(pointer)
@@ -412,7 +433,7 @@ class Obj(Shape):
         required = [name for name, f in self.fields.items() if f.required]
         if required:
             s["required"] = required
-        if self.unknown != "allow":
+        if self.unknown == "error":  # a key check only warns about must not be an error in an editor
             s["additionalProperties"] = False
         return self._with_description(s)
 

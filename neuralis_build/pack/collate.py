@@ -131,9 +131,11 @@ def _node_sort(paths: Sequence[str], mode: str) -> list[str] | None:
             timeout=60,
         )
         out = json.loads(done.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError):
+    except (OSError, subprocess.SubprocessError, ValueError, RecursionError):
+        return None  # no usable node (or one that printed garbage): fall back to the approximation
+    if not isinstance(out, list) or not all(isinstance(p, str) for p in out):
         return None
-    return out if isinstance(out, list) and sorted(out) == sorted(paths) else None
+    return out if sorted(out) == sorted(paths) else None
 
 
 def _all_ascii(paths: Iterable[str]) -> bool:

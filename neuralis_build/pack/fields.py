@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.limits import MAX_PATH_DEPTH
 from neuralis_build.pack import nodepath
 from neuralis_build.package import MANIFEST
 
@@ -137,9 +138,15 @@ def _bin_directory(root: Path, bin_dir: str) -> dict[str, str]:
     """``directories.bin``: every entry below it that glob's ``**`` lists (dot names left out)."""
     found: dict[str, str] = {}
     base = root / bin_dir
+    # never follow a symlink out of the package: "lib" -> /usr would otherwise list (and walk) all of /usr
+    real_root = os.path.realpath(root)
+    if os.path.commonpath([os.path.realpath(base), real_root]) != real_root:
+        return found
     for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         rel_dir = Path(dirpath).relative_to(base).as_posix()
+        # a bin deeper than any package path can be packed is no bin (and os.walk recurses per level)
+        deep = rel_dir.count("/") + len(bin_dir.split("/")) >= MAX_PATH_DEPTH
+        dirnames[:] = [] if deep else sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames + dirnames):
             if name.startswith("."):
                 continue

@@ -18,10 +18,14 @@ from neuralis_build.pack.walker import (
     STRICT_DEFAULTS,
     Walker,
     WalkError,
+    WalkTooDeep,
     parse_rules,
 )
 
 NB1716 = code("NB1716", "walk-failed", "a file npm would read while listing the package cannot be read")
+NB1717 = code(
+    "NB1717", "path-too-deep", "a file to pack sits deeper than 64 path segments or has a path or name too long"
+)
 
 ALWAYS = (
     "!/package.json",
@@ -38,12 +42,22 @@ ALWAYS = (
     "/bun.lockb",
 )
 
+BUILD_LEFTOVERS = (
+    "/dist/.app-*",
+    "/dist/.server-*",
+    "/dist/.routes-old-*",
+    "/dist/src/.events-old-*",
+)
+"""The hidden folders ``neuralis-build ui`` stages a build in beside its outputs (ui/build.py, ui/events.py,
+ui/outdir.py). A killed build leaves them behind, holding a tsconfig with the build machine's absolute path;
+unlike npm, pack never ships them, whatever ``files`` says (a strict rule, so nothing re-includes them)."""
+
 
 def _process_package(root: Path, manifest: dict[str, Any]) -> Callable[[Walker], None]:
     """The root's reading of package.json: the ``files`` rule set and the strict set."""
 
     def process(walker: Walker) -> None:
-        strict = [*STRICT_DEFAULTS, *ALWAYS]
+        strict = [*STRICT_DEFAULTS, *ALWAYS, *BUILD_LEFTOVERS]
         files: Any = manifest.get("files")
         if js_truthy(files):
             problems = files_diagnostics(manifest)
@@ -73,13 +87,23 @@ def walk_package(root: Path, manifest: dict[str, Any]) -> set[str]:
     result: set[str] = set()
     try:
         walker.walk(result)
+    except WalkTooDeep as exc:
+        d = Diagnostic(
+            "error",
+            NB1717.id,
+            exc.path,
+            "",
+            f"{exc.path} {exc.reason}; the image refuses a tarball that holds it",
+            "flatten the folders or shorten the names, or leave them out of the package (files, .npmignore)",
+        )
+        raise DiagnosedError(f"cannot list {exc.path}", [d]) from None
     except WalkError as exc:
         d = Diagnostic(
             "error",
             NB1716.id,
             exc.path,
             "",
-            f"{exc.path}: {exc.reason}; npm pack fails on it too",
+            f"{exc.path}: {exc.reason}; {exc.npm}",
             "rename or remove the file, or exclude its folder",
         )
         raise DiagnosedError(f"cannot list {exc.path}", [d]) from None

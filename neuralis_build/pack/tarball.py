@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
@@ -110,13 +111,18 @@ def _strip_first_component(path: str) -> str:
 
 def _read(root: Path, rel: str) -> tuple[bytes, int]:
     """A file's bytes and stat mode, never through a symlink (the list holds regular files only)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)  # a FIFO never blocks
     try:
-        fd = os.open(root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(root / rel, flags)
     except OSError as exc:
         d = Diagnostic("error", NB1714.id, rel, "", f"{rel} cannot be read: {exc.strerror}", "check its permissions")
         raise DiagnosedError(f"{rel} cannot be read", [d]) from None
     with os.fdopen(fd, "rb") as fh:
-        return fh.read(), os.fstat(fh.fileno()).st_mode
+        mode = os.fstat(fh.fileno()).st_mode
+        if not stat.S_ISREG(mode):  # swapped for something else since the walk listed it
+            d = Diagnostic("error", NB1714.id, rel, "", f"{rel} is no longer a regular file", "pack again")
+            raise DiagnosedError(f"{rel} cannot be read", [d])
+        return fh.read(), mode
 
 
 def tar_entries(root: Path, manifest: dict[str, Any], paths: list[str]) -> list[TarEntry]:
@@ -173,9 +179,9 @@ def _approximate_note() -> Diagnostic:
         NB1713.id,
         MANIFEST,
         "",
-        "some file names are not ASCII and node is not on PATH: their order in the tarball approximates "
-        "npm's ICU collation and may differ from npm pack's",
-        "install Node.js so the exact order can be computed",
+        "some file names are not ASCII and node is not on PATH (or did not answer): their order in the tarball "
+        "approximates npm's ICU collation and may differ from npm pack's",
+        "install Node.js (node on PATH) so the exact order can be computed",
     )
 
 

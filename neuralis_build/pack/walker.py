@@ -16,8 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from neuralis_build.limits import MAX_PATH_DEPTH
+from neuralis_build.manifest.paths import size_problem
 from neuralis_build.pack import nodepath
 from neuralis_build.pack.minimatch import Minimatch, has_dot_segment
+from neuralis_build.regularfile import NotRegularFile, read_regular
 
 DEFAULT = "<npm defaults>"
 STRICT = "<npm strict rules>"
@@ -166,10 +169,19 @@ def _relative_rule(rule: Minimatch) -> bool:
 class WalkError(Exception):
     """A file the walk cannot read (a name that is not UTF-8, an ignore file that is a folder): npm fails too."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str, npm: str = "npm pack fails on it too") -> None:
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+        self.npm = npm
+
+
+class WalkTooDeep(WalkError):
+    """A folder or file the walk would pack is nested deeper, or named longer, than a package may hold.
+
+    npm has no such cap, but the image refuses such a tarball, and judging each entry through every
+    ancestor's rules costs the square of the depth: the cap keeps the walk linear in the files it lists.
+    """
 
 
 @dataclass
@@ -233,17 +245,23 @@ class Walker:
             if "*" in name or entry.is_symlink():
                 continue  # npm drops both whatever the rules say
             rel = f"{self.rel}/{name}" if self.rel else name
+            too_big = size_problem(rel)
             if not _utf8(name):  # npm stats what passes the rules and fails on a name it cannot encode
                 if self.filter_entry(name) or self.filter_entry(name, True):
-                    shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-                    raise WalkError(shown, "the name is not UTF-8")
+                    raise WalkError(_shown(rel), "the name is not UTF-8")
                 continue
             if entry.is_dir(follow_symlinks=False):
                 # a folder is walked when it may hold included files (a partial match)
                 if self.filter_entry(name, True):
+                    if too_big is not None or rel.count("/") + 1 >= MAX_PATH_DEPTH:
+                        raise WalkTooDeep(
+                            _shown(rel), too_big or f"holds files more than {MAX_PATH_DEPTH} segments deep"
+                        )
                     exact = self.filter_entry(name) or self.filter_entry(name + "/")
                     self.child(entry.path, rel, exact).walk(result)
             elif entry.is_file(follow_symlinks=False) and self.filter_entry(name):
+                if too_big is not None:
+                    raise WalkTooDeep(_shown(rel), too_big)
                 result.add(rel)
 
     def child(self, path: str, rel: str, exact: bool) -> Walker:
@@ -261,10 +279,19 @@ class Walker:
 
 def _read_text(path: str, rel: str, name: str) -> str:
     try:
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", errors="replace")
+        return read_regular(path).decode("utf-8", errors="replace")
+    except NotRegularFile as exc:
+        # npm's readFile would wait forever on a FIFO; a folder, a device or a FIFO is refused instead
+        where = f"{rel}/{name}" if rel else name
+        npm = "npm pack would block reading it" if exc.fifo else "npm pack fails on it too"
+        raise WalkError(where, f"it is {exc.strerror}, not a regular file", npm) from None
     except OSError as exc:
         raise WalkError(f"{rel}/{name}" if rel else name, exc.strerror or "cannot be read") from None
+
+
+def _shown(rel: str) -> str:
+    """A path as a person can read it: bytes that are not UTF-8 become U+FFFD."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _utf8(name: str) -> bool:

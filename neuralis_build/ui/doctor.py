@@ -9,7 +9,15 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from neuralis_build.errors import NeuralisError
-from neuralis_build.ui.esbuild import ESBUILD_VERSION, NPM_HINT, OVERRIDE_ENV, cached_esbuild, find_esbuild, target
+from neuralis_build.ui.esbuild import (
+    ESBUILD_VERSION,
+    NPM_HINT,
+    OVERRIDE_ENV,
+    cached_esbuild,
+    find_esbuild,
+    sha256_file,
+    target,
+)
 
 
 @dataclass(frozen=True)
@@ -31,7 +39,9 @@ def _version_of(name: str, hint: str) -> ToolStatus:
     if path is None:
         return ToolStatus(name, False, note=hint)
     try:
-        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=60
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return ToolStatus(name, False, path=path, note=f"{path} --version failed: {exc}")
     if done.returncode != 0:
@@ -53,9 +63,25 @@ def _esbuild(fetch: bool, npm_ok: bool) -> ToolStatus:
                 note=f"{ESBUILD_VERSION} ({platform}) not fetched yet; the first build (or doctor --fetch) fetches it",
             )
         return ToolStatus("esbuild", False, note=f"{ESBUILD_VERSION} is not cached and cannot be fetched: {NPM_HINT}")
+    if found.source == "cache":
+        # a build trusts the cache's stamp (size, mtime, hash); the doctor hashes the bytes themselves
+        expected = target().sha256
+        try:
+            actual = sha256_file(found.path)
+        except OSError as exc:
+            actual = f"unreadable ({exc.strerror})"
+        if actual != expected:
+            return ToolStatus(
+                "esbuild",
+                False,
+                found.version,
+                str(found.path),
+                f"{platform}, cached binary does not match the sha256 esbuild publishes (got {actual}, expected "
+                f"{expected}); delete it and run neuralis-build doctor --fetch",
+            )
     how = {
-        "override": f"from {OVERRIDE_ENV}",
-        "cache": "cached, sha256 verified",
+        "override": f"from {OVERRIDE_ENV}, not verified (it is your binary)",
+        "cache": "cached, sha256 of the bytes verified now",
         "node_modules": "copied from node_modules, sha256 verified",
         "npm": "fetched with npm pack, sha256 verified",
     }[found.source]

@@ -278,7 +278,14 @@ class EsbuildRunner(Protocol):
 def binary_version(path: Path) -> str:
     """What ``<path> --version`` prints; a binary that cannot run is a missing tool."""
     try:
-        done = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [str(path), "--version"],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",  # a binary that prints garbage is a wrong version, not a crash
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ToolMissingError(f"cannot run {path} --version: {exc}") from None
     if done.returncode != 0:

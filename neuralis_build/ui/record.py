@@ -104,10 +104,15 @@ def parse_record(data: Any) -> tuple[SharedImportsRecord | None, list[RecordProb
 
 def read_record(path: Path) -> tuple[SharedImportsRecord | None, list[RecordProblem]]:
     """Read and validate a record file; a missing file raises FileNotFoundError."""
-    raw = path.read_bytes()
+    from neuralis_build.regularfile import read_regular
+    from neuralis_build.strictjson import JSONRefused, parse
+
+    raw = read_regular(path)  # a FIFO is refused (NotRegularFile), never waited on
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        data = parse(raw.decode("utf-8"))
+    except JSONRefused as exc:
+        return None, [RecordProblem(exc.problems[0].pointer or "", f"not valid JSON: {exc.problems[0].message}")]
+    except UnicodeDecodeError as exc:
         return None, [RecordProblem("", f"not valid JSON: {exc}")]
     return parse_record(data)
 
@@ -247,6 +252,8 @@ def judge_module(
     except FileNotFoundError:
         problems.append(ModuleProblem(NB1604, record_rel, "", f"{entry_rel} has no {RECORD_NAME} beside it", REBUILD))
         record, malformed = None, []
+    except OSError as exc:  # a FIFO, a folder, a loop: unreadable is malformed
+        record, malformed = None, [RecordProblem("", f"cannot be read ({exc.strerror})")]
     for p in malformed:
         problems.append(ModuleProblem(NB1605, record_rel, p.pointer, f"{record_rel}: {p.message}", REBUILD))
     if record is not None:

@@ -9,12 +9,14 @@ package.json declares ``neuralis.app.module`` as an object; the ids it publishes
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from neuralis_build.regularfile import read_regular
+from neuralis_build.strictjson import parse
 
 
 class UiPackage(NamedTuple):
@@ -56,8 +58,8 @@ def _package_dirs(node_modules: Path) -> Iterator[tuple[str, Path]]:
 
 def read_manifest(folder: Path) -> dict[str, Any] | None:
     """A package folder's package.json as an object, or None when absent or unreadable."""
-    try:
-        data = json.loads((folder / "package.json").read_bytes())
+    try:  # a dependency's package.json may be hostile: a FIFO is refused, deep JSON is a ValueError
+        data = parse(read_regular(folder / "package.json").decode("utf-8-sig"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -73,14 +75,14 @@ def _module_block(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
 def ui_package(name: str, folder: Path) -> UiPackage | None:
     """The package in ``folder`` as a UI-module package, or None when it ships no UI module."""
     try:
-        raw = (folder / "package.json").read_bytes()
+        raw = read_regular(folder / "package.json")  # a FIFO is refused, never waited on
     except OSError:
         return None
     if b'"neuralis"' not in raw:  # cheap: most of node_modules is not Neuralis
         return None
     try:
-        manifest = json.loads(raw)
-    except ValueError:
+        manifest = parse(raw.decode("utf-8-sig"))  # npm strips a byte-order mark
+    except ValueError:  # not JSON Node reads, too deep, or not UTF-8 (UnicodeDecodeError)
         return None
     module = _module_block(manifest) if isinstance(manifest, dict) else None
     if module is None:

@@ -314,4 +314,7 @@ def test_dock_target_is_not_judged_when_a_widget_is_broken(check_block):
 
 def test_html_references_report_lines():
     page = '<html>\n<head>\n<style>\na { b: url("x.png") }\n</style>\n</head>\n<img src=y.png></html>'
-    assert htmlrefs.file_references(page) == [htmlrefs.Reference("x.png", 4), htmlrefs.Reference("y.png", 7)]
+    assert htmlrefs.file_references(page).references == [
+        htmlrefs.Reference("x.png", 4),
+        htmlrefs.Reference("y.png", 7),
+    ]

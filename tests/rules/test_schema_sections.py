@@ -140,3 +140,31 @@ def test_descriptions_reach_the_schema():
     assert "first-party" in neuralis["provides"]["description"]
     assert "first-party" in neuralis["events"]["description"]
     assert "first-party" in neuralis["app"]["properties"]["module"]["description"]
+
+
+_PAGE = {"app/surfaces/widget/w/index.html": "<p>w</p>", "src/events/s.ts": "export const subject = 's';"}
+_IFRAME = {"renderer": "iframe", "url": "./app/surfaces/widget/w/index.html"}
+_W = {"kind": "widget", "id": "w", "type": "w", "title": "W", "component": _IFRAME}
+_EVENT = {"id": "a.b", "title": "T", "subject": "s", "dataSchema": {"type": "object"}}
+WARNED_ONLY = {
+    "neuralis block": {"descripton": "typo", "futureKey": {"x": 1}},
+    "widget": {"app": {"surfaces": [{**_W, "icon": "chart"}]}},
+    "iframe block": {"app": {"surfaces": [{**_W, "component": {**_IFRAME, "sandbox": "allow-forms"}}]}},
+    "event": {"events": [{**_EVENT, "severity": "high"}]},
+    "notify": {"events": [{**_EVENT, "notify": {"default": "on", "sound": "chime"}}]},
+}
+
+
+@pytest.mark.parametrize("block", WARNED_ONLY.values(), ids=WARNED_ONLY.keys())
+def test_a_key_check_only_warns_about_is_no_error_for_an_editor(validator, check_block, block):
+    # issue 11, defect 7: the schema closed the top level while check only warned on unknown keys
+    found = check_block(block, files=_PAGE)
+    assert found and {severity for severity, _, _ in found} == {"warning"}
+    assert list(validator.iter_errors(manifest(block))) == []
+
+
+def test_the_schema_closes_exactly_the_objects_check_closes():
+    top = manifest_schema()["properties"]["neuralis"]
+    assert "additionalProperties" not in top  # unknown block keys are NB0109 warnings
+    assert top["properties"]["app"]["properties"]["module"]["additionalProperties"] is False  # NB0406 errors
+    assert top["properties"]["credentials"]["items"]["additionalProperties"] is False

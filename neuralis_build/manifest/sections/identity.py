@@ -8,9 +8,32 @@ from neuralis_build.diagnostics import code
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import Bool, Checker, Field, Str
 from neuralis_build.npmname import name_problems
+from neuralis_build.trust import at_least
 
 NB0110 = code("NB0110", "id-invalid", "the neuralis id is not a valid npm package name")
 NB0111 = code("NB0111", "id-differs-from-name", "the neuralis id differs from the npm name the host resolves")
+NB0112 = code("NB0112", "id-reserved", "a package below first-party takes the id of the platform's own claimant")
+
+PLATFORM_ID = "@neuralis/platform"
+"""The claimant id of the platform's own tools and config keys in the tool-name rule (a first-party claimant)."""
+
+
+def _reserved_id(block: dict[str, Any], c: Checker) -> None:
+    """Below first-party, a package may not be the platform's own claimant: the tool rule gives that id the
+    platform's tools, and first-party rank, so a package named so would claim (or shadow) them."""
+    package_id = block.get("id") if "id" in block else c.package.name if c.package is not None else None
+    if package_id != PLATFORM_ID or at_least(c.trust, "first-party"):
+        return
+    ptr = "/neuralis/id" if "id" in block else "/name"
+    if not c.usable(ptr):
+        return
+    c.error(
+        NB0112,
+        ptr,
+        f'"{PLATFORM_ID}" is the id of the platform\'s own tools and config keys; '
+        f"{'an' if c.trust == 'untrusted' else 'a'} {c.trust} package cannot take it",
+        "name the package for what it is, under your own scope (such as @acme/platform-tools)",
+    )
 
 
 def _id_rule(block: dict[str, Any], c: Checker) -> None:
@@ -49,5 +72,5 @@ SECTION = Section(
         ),
         "referenceOnly": Field(Bool(description="A reference or documentation-only package: installed, never loaded.")),
     },
-    rules=(_id_rule,),
+    rules=(_id_rule, _reserved_id),
 )

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from neuralis_build.diagnostics import code
 from neuralis_build.manifest.paths import normalize, path_problem
 from neuralis_build.manifest.shape import Arr, Checker, Field, Obj, Str, StrCheck
+from neuralis_build.manifest.urlpath import served_path
 
 NB0401 = code("NB0401", "module-dropped", "app.module is declared by a package that is not first-party; it is dropped")
 NB0402 = code("NB0402", "module-path-invalid", "an app.module path is absolute, has a .. segment or is malformed")
@@ -34,6 +35,17 @@ def _module_path(suffixes: Sequence[str], example: str) -> StrCheck:
             c.error(NB0402, pointer, f'"{value}" {problem}', f'use a path under {SERVED}, such as "{example}"')
             return
         path = normalize(value)
+        served = served_path(path)
+        if served is None or not served.plain:
+            # the host serves the module by URL: %2e%2e, a tab or a query change what loads
+            loads = "nothing in the package" if served is None else f'"{served.path}"'
+            c.error(
+                NB0402,
+                pointer,
+                f'"{value}" is read differently as a URL: the host would serve {loads}',
+                f'write the plain path, such as "{example}"',
+            )
+            return
         if not path.endswith(tuple(suffixes)):
             c.error(
                 NB0405,

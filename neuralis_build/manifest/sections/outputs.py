@@ -48,7 +48,7 @@ def _module_outputs(block: dict[str, Any], c: Checker) -> None:
         severity: Severity = "warning" if p.code is NB1609 else "error"
         c.diags.add(severity, p.code, p.pointer, p.reason, p.hint, file=p.file)
         if p.file == "package.json" and severity == "error":
-            c.invalid.add(p.pointer)
+            c.mark_invalid(p.pointer)
     _undeclared_css(package.root, module, c)
 
 

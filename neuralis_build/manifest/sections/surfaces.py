@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
 from typing import Any
 
-from neuralis_build.diagnostics import Code, Severity, code
+from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
-from neuralis_build.manifest import htmlrefs
 from neuralis_build.manifest.engine import BlockRule
-from neuralis_build.manifest.paths import has_scheme, normalize, path_problem, resolve_inside
+from neuralis_build.manifest.iframeentry import entry_problems
+from neuralis_build.manifest.paths import has_scheme, normalize, path_problem
 from neuralis_build.manifest.sections.requires import FEATURE_GATE
 from neuralis_build.manifest.shape import Arr, Checker, Field, Obj, Str, Tagged
+from neuralis_build.manifest.urlpath import served_path
 from neuralis_build.trust import at_least
 
 NB0501 = code("NB0501", "surface-kind", "a surface's kind is not widget, card or dock")
@@ -29,12 +29,9 @@ NB0505 = code("NB0505", "renderer-not-allowed", "a react renderer is used by a p
 NB0506 = code("NB0506", "renderer-unknown", "a surface's renderer is not iframe or react")
 NB0507 = code("NB0507", "surface-url-invalid", "an iframe url is not a relative package path to an .html file")
 NB0508 = code("NB0508", "surface-url-outside-root", "an iframe url points outside app/surfaces/{kind}/{surfaceId}/")
-NB0509 = code("NB0509", "surface-entry-missing", "the file an iframe url names does not exist in the package")
-NB0510 = code("NB0510", "surface-sibling-reference", "a self-contained iframe entry references a sibling file")
 NB0511 = code("NB0511", "dock-action-unknown", 'a dock action type is not "open-widget"')
 NB0512 = code("NB0512", "dock-widget-undeclared", "a dock action opens a widget type the package does not declare")
 NB0513 = code("NB0513", "react-surface-without-module", "a react surface is declared but the package has no app.module")
-NB0514 = code("NB0514", "bundle-reference-unserved", "a bundle-mode iframe entry references a file that is not served")
 
 SURFACE_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 ASSET_MODES = ("self-contained", "bundle")
@@ -65,6 +62,9 @@ def _url_syntax(value: str, pointer: str, c: Checker) -> None:
     problem = path_problem(value)
     if problem:
         c.error(NB0507, pointer, f'"{value}" {problem}', hint)
+        return
+    if served_path(normalize(value)) is None:
+        c.error(NB0507, pointer, f'"{value}" names no file a browser can load from the package', hint)
         return
     if not normalize(value).lower().endswith(_HTML):
         c.error(NB0507, pointer, f'"{value}" is not an HTML file; an iframe entry is a page (.html)', hint)
@@ -141,13 +141,24 @@ def _inside_root(value: dict[str, Any], pointer: str, c: Checker) -> None:
     if block["renderer"] != "iframe":
         return
     root = surface_root(value)
-    url = normalize(block["url"])
-    if not url.startswith(root):
+    at = join(pointer, _block_key(value["kind"]), "url")
+    served = served_path(normalize(block["url"]))
+    assert served is not None  # _url_syntax refused the rest
+    # judged as the browser resolves it: a hidden .. (%2e%2e, .<TAB>.) must not climb out of the root
+    resolved = "" if served.plain else f" (a browser resolves it to {served.path})"
+    if not served.path.startswith(root):
         c.error(
             NB0508,
-            join(pointer, _block_key(value["kind"]), "url"),
-            f'"{block["url"]}" is outside this {value["kind"]}\'s root {root}',
+            at,
+            f'"{block["url"]}" is outside this {value["kind"]}\'s root {root}{resolved}',
             f"move the entry under {root} and point the url there, such as ./{root}index.html",
+        )
+    elif not served.plain:
+        c.error(
+            NB0507,
+            at,
+            f'"{block["url"]}" is read differently as a URL{resolved}',
+            f"write the path as the browser reads it: ./{served.path}",
         )
 
 
@@ -303,64 +314,6 @@ def _react_needs_module(block: dict[str, Any], c: Checker) -> None:
             )
 
 
-@dataclass(frozen=True)
-class _Problem:
-    severity: Severity
-    code: Code
-    message: str
-    hint: str
-
-
-def _entry_problems(root: Path, url: str, surface: dict[str, Any], mode: str) -> Iterator[_Problem]:
-    """What is wrong with an iframe entry on disk: missing, or loading files its asset mode does not serve."""
-    entry = resolve_inside(root, url)
-    if entry is None or not entry.is_file():
-        why = "leads out of the package" if entry is None else "does not exist"
-        yield _Problem("error", NB0509, f"the entry {url} {why}", f"build or create {url}, or fix the url")
-        return
-    try:
-        html = entry.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        yield _Problem("error", NB0509, f"the entry {url} cannot be read ({exc.strerror})", "make it readable")
-        return
-    served = surface_root(surface)
-    entry_dir = PurePosixPath(url).parent
-    for ref in htmlrefs.file_references(html):
-        if mode == "self-contained":
-            yield _Problem(
-                "error",
-                NB0510,
-                f'{url} line {ref.line} references the file "{ref.url}", but a self-contained entry is served alone',
-                f'inline "{ref.url}" into {entry.name}, or set "assetMode": "bundle" so the platform serves the '
-                "entry's sibling files",
-            )
-            continue
-        target = _resolve_reference(entry_dir, ref.url)
-        if target is None or not target.startswith(served) or not (root / target).is_file():
-            yield _Problem(
-                "warning",
-                NB0514,
-                f'{url} line {ref.line} references "{ref.url}", which is not a file under {served}',
-                f"the platform serves only the files under {served}: put the file there, or fix the reference",
-            )
-
-
-def _resolve_reference(base: PurePosixPath, url: str) -> str | None:
-    """A relative reference resolved against the entry's folder; None when it is root-relative or climbs out."""
-    path = url.split("#", 1)[0].split("?", 1)[0]
-    if path.startswith("/"):
-        return None
-    parts = list(base.parts)
-    for segment in path.split("/"):
-        if segment == "..":
-            if not parts:
-                return None
-            parts.pop()
-        elif segment not in ("", "."):
-            parts.append(segment)
-    return "/".join(parts)
-
-
 def _iframe_entries(block: dict[str, Any], c: Checker) -> None:
     if c.package is None:
         return
@@ -373,7 +326,10 @@ def _iframe_entries(block: dict[str, Any], c: Checker) -> None:
             continue
         at = join(u.pointer, key, "url")
         mode = render.get("assetMode", "self-contained")
-        for p in _entry_problems(c.package.root, normalize(render["url"]), u.surface, mode):
+        served = served_path(normalize(render["url"]))
+        if served is None:
+            continue
+        for p in entry_problems(c.package.root, served.path, surface_root(u.surface), mode):
             if p.severity == "error":
                 c.error(p.code, at, p.message, p.hint)
             else:

@@ -26,7 +26,7 @@ NB1204 = code(
 NB1205 = code("NB1205", "uri-floor-grants", "a floor rule grants a capability (only false capabilities are allowed)")
 NB1206 = code("NB1206", "uri-floor-combined", "a floor rule is combined with override, roles or agents")
 NB1207 = code("NB1207", "uri-floor-untrusted", "a floor on an untrusted package is dropped (floors need trusted+)")
-NB1208 = code("NB1208", "uri-floor-empty", "a floor rule names no capability, so it denies nothing")
+NB1208 = code("NB1208", "uri-floor-empty", "a floor rule names no capability, so it denies nothing (a warning)")
 
 CAPABILITIES = ("read", "write", "exec")
 PREFIXES = ("packages://<self>/", "data://<self>/")
@@ -54,7 +54,9 @@ def _floor(rule: dict[str, Any], pointer: str, c: Checker) -> None:
                 f'remove "{key}", or drop "floor" to make an ordinary rule',
             )
     if not any(cap in rule for cap in CAPABILITIES):
-        c.error(
+        # the spec refuses only true capabilities and override/roles/agents on a floor: an empty one is
+        # well-formed, merely useless
+        c.warning(
             NB1208,
             pointer + "/floor",
             "this floor denies nothing: it names no capability",
@@ -120,6 +122,8 @@ POLICY = Obj(
 
 def _pattern_glob(pattern: str) -> str | None:
     rest = next(pattern[len(p) :] for p in PREFIXES if pattern.startswith(p))
+    if not rest:
+        return None  # the prefix alone, data://<self>/, is the zone root: the spec accepts the prefix itself
     problem = zone_glob_problem(rest)
     return f"after the namespace prefix {problem}" if problem else None
 
