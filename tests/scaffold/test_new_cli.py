@@ -77,10 +77,26 @@ def test_a_non_empty_folder_is_refused(new: NewRunner, tmp_path: Path) -> None:
     assert listing(tmp_path) == ["pkg/", "pkg/notes.txt"]
 
 
-def test_dry_run_refuses_what_the_real_run_would_refuse(new: NewRunner, tmp_path: Path) -> None:
+def test_dry_run_previews_a_non_empty_folder_and_exits_as_the_real_run_would(new: NewRunner, tmp_path: Path) -> None:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg/notes.txt").write_text("mine\n")
-    assert new("new", "my-package", "--dir", "pkg", "--dry-run", "--no-input").code == 1
+    (tmp_path / "pkg/README.md").write_text("mine\n")
+    run = new("new", "my-package", "--dir", "pkg", "--dry-run", "--no-input")
+    assert run.code == 1
+    assert run.out.splitlines() == [
+        "Would create my-package from the minimal template in pkg:",
+        "pkg/",
+        "├── .gitignore",
+        "├── .neuralis-scaffold.json",
+        "├── README.md  (overwrite)",
+        "└── package.json",
+        "Nothing was written (--dry-run).",
+    ]
+    assert (
+        run.err.splitlines()[0]
+        == "error: pkg is not empty: writing needs --force, which overwrites the files marked (overwrite)"
+    )
+    assert listing(tmp_path) == ["pkg/", "pkg/README.md", "pkg/notes.txt"]
 
 
 def test_a_folder_holding_only_git_counts_as_empty(new: NewRunner, tmp_path: Path) -> None:

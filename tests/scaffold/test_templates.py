@@ -111,6 +111,7 @@ def test_the_package_records_its_template_and_toolchain_version(tmp_path: Path) 
             "id": "@acme/reports",
             "description": "Reports: a checklist widget with a summary card and a dock entry.",
         },
+        "reactMajor": 19,
     }
 
 
