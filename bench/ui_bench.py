@@ -1,10 +1,12 @@
 """Bench: `neuralis-build ui` against esbuild alone on the same generated package, alternating.
 
-Run: .venv/bin/python bench/ui_bench.py [--modules 900] [--rounds 15]
+Run: .venv/bin/python bench/ui_bench.py [--small 3] [--large 900] [--rounds 15] [--no-vite]
 
-Both sides do the same bundling job (same entry, flags, externals, tsconfig and metafile); the
-difference is what neuralis-build adds: start-up, reading the package, resolving node_modules,
-judging the metafile, writing the record and swapping dist/app/ in. Prints medians and the ratio.
+esbuild alone and neuralis-build do the same bundling job (same entry, flags, externals, tsconfig
+and metafile); the difference is what neuralis-build adds: start-up, reading the package, resolving
+node_modules, judging the metafile, writing the record and swapping dist/app/ in. Vite's library
+mode (bench/peer, pinned, externals set the same way) is what an author would otherwise pick.
+Prints medians, the fixed overhead over esbuild alone and the ratios, for a small and a large package.
 """
 
 from __future__ import annotations
@@ -138,8 +140,8 @@ def generate(root: Path, modules: int) -> None:
         (app / "parts" / f"w{i}.tsx").write_text(COMPONENT.format(i=i, imports=imports, children=children))
     (app / "host.tsx").write_text(
         'import { Widget0 } from "./parts/w0";\n'
-        "export function installBenchHostComponents(host: { register(t: string, c: unknown): void }) {\n"
-        '  host.register("bench.root", Widget0);\n}\n'
+        "export function installBenchHostComponents(host: { registerWidget(t: string, c: unknown): void }) {\n"
+        '  host.registerWidget("bench.root", Widget0);\n}\n'
     )
     manifest = {
         "name": "bench-ui",
@@ -160,10 +162,38 @@ def esbuild_alone_args(root: Path) -> list[str]:
 
     work = root / "esbuild-alone"
     work.mkdir()
-    tsconfig = write_tsconfig(root, work)
+    tsconfig = write_tsconfig(root, work, "src/app/host.tsx")
     externals = sorted({package_name_of(m) for m in default_host_profile().shared_modules})
     args = esbuild_args("src/app/host.tsx", "esbuild-alone/out", tsconfig, externals, minify=False, sourcemap=False)
     return [*args, f"--metafile={work / 'meta.json'}", *LOG_FLAGS]
+
+
+PEER = Path(__file__).resolve().parent / "peer"
+VITE_CONFIG = """\
+// Vite's library mode with the externals neuralis-build uses (no import: a plain object is a config).
+export default {
+  logLevel: "error",
+  build: {
+    lib: { entry: "src/app/host.tsx", formats: ["es"], fileName: () => "host.js" },
+    outDir: "vite-out",
+    emptyOutDir: true,
+    minify: false,
+    reportCompressedSize: false,
+    rollupOptions: { external: [/^react($|\\/)/, /^react-dom($|\\/)/, /^@neuralis\\/client($|\\/)/] },
+  },
+};
+"""
+
+
+def vite_command(root: Path) -> list[str] | None:
+    """``vite build`` in library mode for ``root``, installing the pinned Vite (bench/peer) on first use."""
+    vite = PEER / "node_modules" / "vite" / "bin" / "vite.js"
+    if not vite.is_file():
+        done = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=PEER)
+        if done.returncode != 0:
+            return None
+    (root / "vite.config.mjs").write_text(VITE_CONFIG)
+    return ["node", str(vite), "build", "--config", str(root / "vite.config.mjs")]
 
 
 def timed(cmd: list[str], cwd: Path) -> float:
@@ -172,36 +202,51 @@ def timed(cmd: list[str], cwd: Path) -> float:
     return time.perf_counter() - started
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--modules", type=int, default=900)
-    parser.add_argument("--rounds", type=int, default=15)
-    opts = parser.parse_args()
-
+def measure(modules: int, rounds: int, with_vite: bool) -> None:
     from neuralis_build.ui.esbuild import find_esbuild
 
     esbuild = find_esbuild()
     cli = str(Path(sys.executable).parent / "neuralis-build")
     root = Path(tempfile.mkdtemp(prefix="neuralis-ui-bench-"))
     try:
-        generate(root, opts.modules)
+        generate(root, modules)
         alone = [str(esbuild.path), *esbuild_alone_args(root)]
         ours = [cli, "ui", "."]
-        timed(alone, root), timed(ours, root)  # warm the file cache and both binaries
-        t_alone: list[float] = []
-        t_ours: list[float] = []
-        for _ in range(opts.rounds):
-            t_alone.append(timed(alone, root))
-            t_ours.append(timed(ours, root))
-        out = root / "dist" / "app" / "host.js"
-        a, o = statistics.median(t_alone), statistics.median(t_ours)
-        size = out.stat().st_size / 1e6
-        print(f"input: {opts.modules} TSX modules, bundle {size:.2f} MB, {opts.rounds} rounds alternating")
-        print(f"esbuild alone        median {a * 1000:7.1f} ms  (min {min(t_alone) * 1000:.1f})")
-        print(f"neuralis-build ui    median {o * 1000:7.1f} ms  (min {min(t_ours) * 1000:.1f})")
-        print(f"ratio (ours / esbuild alone): {o / a:.3f}")
+        vite = vite_command(root) if with_vite else None
+        sides = [("esbuild alone", alone), ("neuralis-build ui", ours)] + ([("vite build (lib)", vite)] if vite else [])
+        for _, cmd in sides:
+            timed(cmd, root)  # warm the file cache and every binary
+        times: dict[str, list[float]] = {name: [] for name, _ in sides}
+        for _ in range(rounds):
+            for name, cmd in sides:
+                times[name].append(timed(cmd, root))
+        size = (root / "dist" / "app" / "host.js").stat().st_size / 1e6
+        print(f"input: {modules} TSX modules, bundle {size:.2f} MB, {rounds} rounds alternating")
+        med = {name: statistics.median(t) for name, t in times.items()}
+        for name, t in times.items():
+            print(f"  {name:<20} median {med[name] * 1000:8.1f} ms  (min {min(t) * 1000:.1f})")
+        a, o = med["esbuild alone"], med["neuralis-build ui"]
+        print(f"  ours - esbuild alone: {(o - a) * 1000:.1f} ms fixed overhead; ratio {o / a:.3f}")
+        if "vite build (lib)" in med:
+            print(f"  vite build (lib) / ours: {med['vite build (lib)'] / o:.2f}x")
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", type=int, default=3, help="modules of the small package")
+    parser.add_argument("--large", type=int, default=900, help="modules of the large package")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--no-vite", action="store_true", help="skip Vite's library mode")
+    opts = parser.parse_args()
+    # A wheel install has its bytecode compiled; an editable checkout run with PYTHONDONTWRITEBYTECODE
+    # would otherwise compile every module on every run and time the compiler, not the build.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "neuralis_build")]
+    )
+    for modules in (opts.small, opts.large):
+        measure(modules, opts.rounds, not opts.no_vite)
     return 0
 
 

@@ -74,3 +74,9 @@ def suggest_name(name: str) -> str:
 def tarball_stem(name: str, version: str) -> str:
     """npm's tarball file name without .tgz: ``@scope/name`` → ``scope-name-<version>``."""
     return f"{name.replace('@', '', 1).replace('/', '-')}-{version}"
+
+
+def is_builtin(module_id: str) -> bool:
+    """True for a Node.js built-in module id (``fs``, ``node:path``, ``fs/promises``)."""
+    bare = module_id.removeprefix("node:").split("/")[0]
+    return module_id.startswith("node:") or bare in _BUILTINS

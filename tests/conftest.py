@@ -97,3 +97,7 @@ def node_available() -> bool:
 
 
 requires_node = pytest.mark.skipif(not node_available() and not os.environ.get("CI"), reason="node and npm are needed")
+
+
+# The browser fixtures (Playwright on Debian's chromium, served folders, the host page) for every test.
+from tests.browserkit import browser_page, chromium, host_site, playwright_driver, serve_folder  # noqa: E402, F401

@@ -1,4 +1,4 @@
-"""`neuralis-build`: check, ui, pack, image, schema and doctor."""
+"""`neuralis-build`: check, ui, dev, pack, image, schema and doctor."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from neuralis_build.cli import common, doctor_cmd, image_cmd, pack_cmd, ui_cmd
+from neuralis_build.cli import common, dev_cmd, doctor_cmd, image_cmd, pack_cmd, ui_cmd
 
 app = typer.Typer(
     name="neuralis-build",
@@ -89,7 +89,7 @@ def schema() -> None:
     print(json.dumps(manifest_schema(), indent=2, ensure_ascii=False))
 
 
-for _module in (ui_cmd, pack_cmd, image_cmd, doctor_cmd):
+for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, doctor_cmd):
     _module.register(app)
 
 

@@ -78,20 +78,25 @@ def run_app(app: typer.Typer, argv: Sequence[str] | None = None, *, prog: str) -
     except SystemExit as done:  # typer's own exits: success, --help, usage errors (2)
         code = done.code
         return code if isinstance(code, int) else (0 if code is None else 2)
-    except NeuralisError as exc:
+    except Exception as exc:
+        return exit_code_of(exc, args)
+    except KeyboardInterrupt:
+        stderr().print("[red]interrupted[/]")
+        return 130
+    return 0
+
+
+def exit_code_of(exc: Exception, args: Sequence[str]) -> int:
+    """The one error boundary of every entry point (typer's and the fast paths): report ``exc``, return the code."""
+    if isinstance(exc, NeuralisError):
         try:
             fail(exc)
         except SystemExit as done:
             return int(done.code or 0)
-    except KeyboardInterrupt:
-        stderr().print("[red]interrupted[/]")
-        return 130
-    except Exception as exc:
-        if VERBOSE or "--verbose" in args or "-v" in args:
-            raise
-        stderr().print(
-            f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
-            "This is a bug in neuralis-build; rerun with --verbose for the traceback and report it."
-        )
-        return 2
-    return 0
+    if VERBOSE or "--verbose" in args or "-v" in args:
+        raise exc
+    stderr().print(
+        f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
+        "This is a bug in neuralis-build; rerun with --verbose for the traceback and report it."
+    )
+    return 2

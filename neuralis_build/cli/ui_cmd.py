@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
         """Bundle the UI module to dist/app/ with esbuild and write dist/app/shared-imports.json."""
         from neuralis_build.cli.ui_run import build_once, options_for, watch
 
-        options = options_for(host, minify, sourcemap, entry)
+        options = options_for(host, minify, sourcemap, entry, watch=watch_)
         if watch_:
             watch(path, options)
         else:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from neuralis_build.diagnostics import Diagnostic
+    from neuralis_build.ui.env import Mode
     from neuralis_build.ui.run import BuildOptions, PackageBuild
     from neuralis_build.ui.watch import WatchResult
 
@@ -25,7 +26,8 @@ def _kb(size: int) -> str:
 def summary_lines(build: PackageBuild) -> list[str]:
     """What a successful build wrote, one output per line (plain text: no rich on the fast path)."""
     name = build.package.name or build.package.root.name
-    lines = [f"built {name} in {build.seconds * 1000:.0f} ms"]
+    mode = build.ui.mode if build.ui is not None else "production"
+    lines = [f"built {name} for {mode} in {build.seconds * 1000:.0f} ms"]
     rows: list[tuple[str, str]] = []
     ui = build.ui
     if ui is not None:
@@ -62,7 +64,8 @@ def one_line(result: WatchResult) -> str:
         if build.events is not None and build.events.outputs:
             n = len(build.events.outputs)
             parts.append(f"{n} server module{'s' if n != 1 else ''}")
-        return f"[{stamp}] ok: {', '.join(parts)} in {ms}"
+        mode = build.ui.mode if build.ui is not None else "development"
+        return f"[{stamp}] ok ({mode}): {', '.join(parts)} in {ms}"
     error = result.error
     detail = error.message if error is not None else "unknown error"
     if isinstance(error, DiagnosedError):
@@ -108,11 +111,15 @@ def watch(path: Path, options: BuildOptions) -> None:
         pass  # Ctrl-C is how a watch ends, even in the middle of a rebuild
 
 
-def options_for(host: str | Path | None, minify: bool, sourcemap: bool, entry: str | None) -> BuildOptions:
+def options_for(
+    host: str | Path | None, minify: bool, sourcemap: bool, entry: str | None, *, watch: bool = False
+) -> BuildOptions:
+    """The build's options; the shipped build is for production, a --watch build for development."""
     from neuralis_build.hostprofile import load_host_profile
     from neuralis_build.ui.run import BuildOptions
 
-    return BuildOptions(load_host_profile(host), minify=minify, sourcemap=sourcemap, entry=entry)
+    mode: Mode = "development" if watch else "production"
+    return BuildOptions(load_host_profile(host), minify=minify, sourcemap=sourcemap, entry=entry, mode=mode)
 
 
 _VALUED = ("--host", "--entry")
@@ -140,15 +147,11 @@ def fast_main(args: Sequence[str]) -> int | None:
             path = arg
         else:
             return None  # --watch, --help, -v, anything unusual: typer parses and reports it
-    from neuralis_build.cli import common
-    from neuralis_build.errors import NeuralisError
-
     try:
         options = options_for(values.get("--host"), "--minify" in flags, "--sourcemap" in flags, values.get("--entry"))
         build_once(Path(path or "."), options)
-    except NeuralisError as exc:
-        try:
-            common.fail(exc)
-        except SystemExit as done:
-            return int(done.code or 0)
+    except Exception as exc:
+        from neuralis_build.cli import common
+
+        return common.exit_code_of(exc, args)
     return 0

@@ -1,6 +1,7 @@
 """Judge an installed UI module against the host the image is built for (spec: "app.module").
 
-The verdict itself is ``neuralis_build.ui.record.judge_module``, the one judge `check` uses too;
+The verdict itself is ``neuralis_build.ui.record.judge_module``, the one judge `check` uses too (it
+reads the module's exports and imports with esbuild's parser, never a regex);
 here it is given what only the image knows (the ids its loaded packages publish) and turned into
 the report's ``module`` field.
 """
@@ -35,7 +36,7 @@ def module_verdict_codes() -> frozenset[str]:
     from neuralis_build.ui import record
 
     judged = [record.NB1601, record.NB1602, record.NB1604, record.NB1605, record.NB1606]
-    judged += [record.NB1607, record.NB1608, record.NB1609, record.NB1610, record.NB1611]
+    judged += [record.NB1607, record.NB1608, record.NB1609, record.NB1610, record.NB1611, record.NB1614]
     return frozenset(c.id for c in judged)
 
 

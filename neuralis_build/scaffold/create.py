@@ -52,6 +52,15 @@ class Plan:
     def files(self) -> tuple[PlannedFile, ...]:
         return self.write.files
 
+    def _has_script(self, name: str) -> bool:
+        import json
+
+        for f in self.files:
+            if f.path == "package.json":
+                scripts = json.loads(f.content).get("scripts")
+                return isinstance(scripts, dict) and name in scripts
+        return False
+
     def next_steps(self, cwd: Path | None = None) -> list[str]:
         """The commands the author runs next, from the working directory."""
         here = cwd or Path.cwd()
@@ -60,6 +69,8 @@ class Plan:
         where = str(self.target) if outside else rel
         steps = [] if rel == "." else [f"cd {shlex.quote(where)}"]
         steps += list(self.template.build)
+        if self._has_script("dev"):
+            steps.append("npm run dev")  # the host page on 127.0.0.1: every surface, live
         trust = self.template.trust
         steps += [f"neuralis-build check --trust {trust}", f"neuralis-build pack --trust {trust}"]
         return steps
@@ -103,7 +114,13 @@ def context(
         "toolchain_version": toolchain_version,
         "react_major": default_host_profile().react_major if react_major is None else react_major,
         "build_steps": list(template.build),
+        "host_api_types": host_api_types(),
     }
+
+
+def host_api_types() -> str:
+    """The TypeScript declarations of the host API and @neuralis/client that ship with the toolchain."""
+    return (Path(__file__).resolve().parent.parent / "data" / "types" / "neuralis-client.d.ts").read_text("utf-8")
 
 
 def plan(request: Request) -> Plan:

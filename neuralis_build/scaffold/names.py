@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from neuralis_build.errors import UserError
 from neuralis_build.manifest.sections.credentials import reserved_namespace
 from neuralis_build.npmname import name_problems, suggest_name
+from neuralis_build.ui.record import pascal_case  # one spelling of <Name>, shared with the UI build
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # Room left for the suffixes the templates append (`_report_status`, `SyncIntervalMinutes`), so a tool
@@ -33,12 +34,6 @@ def _words(package_id: str) -> list[str]:
 
 def _cap(word: str) -> str:
     return word[:1].upper() + word[1:]
-
-
-def pascal_case(package_id: str) -> str:
-    """``@acme/reports`` → ``AcmeReports``; starts with a letter, as ``install<Name>HostComponents`` needs."""
-    joined = "".join(_cap(w) for w in _words(package_id))
-    return joined if joined[:1].isalpha() else "Pkg" + joined
 
 
 def snake_case(package_id: str) -> str:

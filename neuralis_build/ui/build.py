@@ -3,48 +3,41 @@
 from __future__ import annotations
 
 import json
-import re
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import DiagnosedError
+from neuralis_build.errors import DiagnosedError, UsageError
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.package import MANIFEST, Package
-from neuralis_build.ui.driver import locate_import, run_build, write_tsconfig
+from neuralis_build.package import Package
+from neuralis_build.ui import outdir as folders
+from neuralis_build.ui.declaration import OUT_CSS, OUT_DIR, OUT_JS, check_declaration, manifest_diag
+from neuralis_build.ui.driver import Built, run_build, write_tsconfig
+from neuralis_build.ui.env import Mode, define_args
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
-from neuralis_build.ui.outdir import remove, staging_dir, swap_in
-from neuralis_build.ui.record import INSTALL_EXPORT, RECORD_NAME, SharedImportsRecord
-from neuralis_build.ui.resolve import (
-    declared_react_major,
-    installed_react_major,
-    installed_ui_packages,
-    package_name_of,
+from neuralis_build.ui.imports import Scope, check_imports, scope_of
+from neuralis_build.ui.record import (
+    NB1607,
+    NB1610,
+    RECORD_NAME,
+    SharedImportsRecord,
+    install_export_problem,
+    react_major_problem,
 )
+from neuralis_build.ui.resolve import declared_react_major, installed_react_major
+
+__all__ = ["OUT_CSS", "OUT_DIR", "OUT_JS", "UiBuildResult", "build_ui", "esbuild_args", "find_entry"]
 
 NB1902 = code("NB1902", "ui-entry-missing", "the package has no UI module entry src/app/host.{tsx,ts,jsx,js}")
-NB1903 = code("NB1903", "ui-require-external", "the bundle require()s a shared module, which breaks in the browser")
-NB1904 = code("NB1904", "ui-unpublished-import", "the bundle imports a module another UI package does not publish")
-NB1905 = code("NB1905", "ui-unprovided-import", "the bundle imports a subpath of a shared module the host lacks")
-NB1906 = code("NB1906", "ui-install-export", "the entry exports no install<Name>HostComponents function")
-NB1907 = code("NB1907", "ui-react-major-unknown", "the bundle reads React but no React major can be found")
-NB1908 = code("NB1908", "ui-module-undeclared", "package.json declares no neuralis.app.module for the built module")
-NB1909 = code("NB1909", "ui-module-entry", "app.module.entry does not name the module the build emits")
-NB1910 = code("NB1910", "ui-module-css", "app.module.css does not match whether the build emits a stylesheet")
-NB1911 = code("NB1911", "ui-react-major-host", "the package resolves a React major the host does not provide")
 NB1912 = code("NB1912", "ui-entry-outside", "the UI entry lies outside the package")
-
-OUT_DIR = "dist/app"
-OUT_JS = f"{OUT_DIR}/host.js"
-OUT_CSS = f"{OUT_DIR}/host.css"
-MODULE = "/neuralis/app/module"
 
 
 @dataclass(frozen=True)
 class UiBuildResult:
-    """A UI module built and swapped into dist/app/: what was written and what it reads."""
+    """A UI module built (staged until committed, then in dist/app/): what was written and what it reads."""
 
     root: Path
     entry: str
@@ -52,6 +45,9 @@ class UiBuildResult:
     record: SharedImportsRecord
     exports: tuple[str, ...]
     warnings: list[Diagnostic] = field(default_factory=list)
+    mode: Mode = "production"
+    staged: Path | None = None
+    inputs: tuple[str, ...] = ()  # every file bundled, as esbuild's metafile names it (package-relative)
 
     @property
     def css(self) -> bool:
@@ -60,10 +56,14 @@ class UiBuildResult:
     def size(self, rel: str) -> int:
         return (self.root / rel).stat().st_size
 
+    def commit(self) -> None:
+        """Swap the staged folder in as dist/app/ (a failure puts the previous one back)."""
+        if self.staged is not None:
+            folders.swap_in(self.staged, self.root / OUT_DIR)
 
-def pascal_name(package_id: str) -> str:
-    """``@acme/reports`` → ``AcmeReports`` (the scaffold's <Name> in install<Name>HostComponents)."""
-    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", package_id) if part)
+    def discard(self) -> None:
+        if self.staged is not None:
+            folders.remove(self.staged)
 
 
 def find_entry(package: Package, entry: str | None = None) -> str:
@@ -71,274 +71,40 @@ def find_entry(package: Package, entry: str | None = None) -> str:
     if entry is None:
         found = package.contract.ui_entry
         if found is None:
-            raise DiagnosedError(
-                "nothing to bundle: the package has no UI module entry",
-                [
-                    Diagnostic(
-                        "error",
-                        NB1902.id,
-                        "src/app/host.tsx",
-                        "",
-                        "no src/app/host.tsx, host.ts, host.jsx or host.js",
-                        "create src/app/host.tsx exporting install<Name>HostComponents, or pass --entry",
-                    )
-                ],
+            hint = "create src/app/host.tsx exporting install<Name>HostComponents, or pass --entry"
+            problem = Diagnostic(
+                "error", NB1902.id, "src/app/host.tsx", "", "no src/app/host.tsx, host.ts, host.jsx or host.js", hint
             )
+            raise DiagnosedError("nothing to bundle: the package has no UI module entry", [problem])
         return found.path
     path = (package.root / entry).resolve()
     if not path.is_relative_to(package.root):
-        raise DiagnosedError(
-            "the UI entry lies outside the package",
-            [
-                Diagnostic(
-                    "error",
-                    NB1912.id,
-                    entry,
-                    "",
-                    f"{entry} is outside {package.root}",
-                    "name a file inside the package",
-                )
-            ],
+        problem = Diagnostic(
+            "error", NB1912.id, entry, "", f"{entry} is outside {package.root}", "name a file inside the package"
         )
+        raise DiagnosedError("the UI entry lies outside the package", [problem])
     if not path.is_file():
+        hint = "pass an existing file to --entry"
         raise DiagnosedError(
             "the UI entry does not exist",
-            [Diagnostic("error", NB1902.id, entry, "", f"{entry} does not exist", "pass an existing file to --entry")],
+            [Diagnostic("error", NB1902.id, entry, "", f"{entry} does not exist", hint)],
         )
     return path.relative_to(package.root).as_posix()
 
 
-def _module_block(package: Package) -> dict[str, Any] | None:
-    app = package.block.get("app") if package.block else None
-    module = app.get("module") if isinstance(app, dict) else None
-    return module if isinstance(module, dict) else None
-
-
-def _line(package: Package, pointer: str) -> int | None:
-    where = package.source.locate(pointer)
-    return where[0] if where else None
-
-
-def _manifest_diag(package: Package, c: Any, pointer: str, message: str, hint: str) -> Diagnostic:
-    return package.locate(Diagnostic("error", c.id, MANIFEST, pointer, message, hint))
-
-
-def _check_declaration(package: Package, css: bool) -> list[Diagnostic]:
-    """The build fails when app.module does not match what it emitted; hints name the line to change."""
-    module = _module_block(package)
-    if module is None:
-        wanted = {"entry": OUT_JS, "css": OUT_CSS} if css else {"entry": OUT_JS}
-        line = _line(package, "/neuralis")
-        at = f" (line {line} of package.json)" if line else ""
-        return [
-            _manifest_diag(
-                package,
-                NB1908,
-                MODULE,
-                f"package.json declares no neuralis.app.module, so the host never loads {OUT_JS}",
-                f'add "app": {{"module": {json.dumps(wanted)}}} to the neuralis block{at}',
-            )
-        ]
-    problems = []
-    entry = module.get("entry")
-    if entry != OUT_JS:
-        line = _line(package, f"{MODULE}/entry") or _line(package, MODULE)
-        problems.append(
-            _manifest_diag(
-                package,
-                NB1909,
-                f"{MODULE}/entry" if "entry" in module else MODULE,
-                f"app.module.entry is {_show(entry)}, but the build emits {OUT_JS}",
-                f'set "entry": "{OUT_JS}" on line {line} of package.json',
-            )
-        )
-    declared_css = module.get("css")
-    if css and declared_css != OUT_CSS:
-        pointer = f"{MODULE}/css" if "css" in module else MODULE
-        line = _line(package, pointer)
-        action = "set" if "css" in module else "add"
-        problems.append(
-            _manifest_diag(
-                package,
-                NB1910,
-                pointer,
-                f"the entry imports CSS, so the build emits {OUT_CSS}, but app.module.css is {_show(declared_css)}",
-                f'{action} "css": "{OUT_CSS}" in app.module (line {line} of package.json)',
-            )
-        )
-    elif not css and "css" in module:
-        line = _line(package, f"{MODULE}/css")
-        problems.append(
-            _manifest_diag(
-                package,
-                NB1910,
-                f"{MODULE}/css",
-                f"app.module.css is {_show(declared_css)}, but the entry imports no CSS, so the build emits none",
-                f'remove the "css" line (line {line} of package.json), or import a stylesheet from the entry',
-            )
-        )
-    return problems
-
-
-def _show(value: Any) -> str:
-    return "absent" if value is None else f'"{value}"' if isinstance(value, str) else repr(value)
-
-
-def _importers(meta: Mapping[str, Any], module_id: str, kinds: tuple[str, ...] | None = None) -> list[str]:
-    """The input files whose import of external ``module_id`` (of one of ``kinds``) reached the bundle."""
-    found = []
-    for path, info in meta.get("inputs", {}).items():
-        for imp in info.get("imports", []):
-            if imp.get("external") and imp.get("path") == module_id and (kinds is None or imp.get("kind") in kinds):
-                found.append(path)
-                break
-    return sorted(found)
-
-
-def _located(root: Path, c: Any, file: str, module_id: str, message: str, hint: str) -> Diagnostic:
-    where = locate_import(root, file, module_id)
-    line, column = where if where else (None, None)
-    return Diagnostic("error", c.id, file, "", message, hint, line, column)
-
-
-@dataclass(frozen=True)
-class _Scope:
-    """What the build may import: host ids, published ids, and the packages that ship UI modules."""
-
-    shared: frozenset[str]
-    published: Mapping[str, str]  # id -> publishing package name
-    ui_packages: Mapping[str, Path | None]  # name -> folder when installed
-
-    @property
-    def allowed(self) -> frozenset[str]:
-        return self.shared | frozenset(self.published)
-
-    @property
-    def externals(self) -> list[str]:
-        # Whole package names, so esbuild leaves every subpath external and the build can name the bad ones.
-        names = {package_name_of(m) for m in self.shared} | set(self.ui_packages) | set(self.published)
-        return sorted(names)
-
-
-def _scope(package: Package, host: HostProfile, published: Mapping[str, str] | None) -> _Scope:
-    installed = installed_ui_packages(package.root, exclude=package.name)
-    if published is None:
-        published = {pid: pkg.name for pkg in installed.values() for pid in pkg.provides}
-    own = package.name
-    published = {pid: name for pid, name in sorted(published.items()) if name != own}
-    ui: dict[str, Path | None] = {name: pkg.root for name, pkg in installed.items()}
-    for name in published.values():
-        ui.setdefault(name, None)
-    return _Scope(frozenset(host.shared_modules), published, ui)
-
-
-def _check_imports(root: Path, meta: Mapping[str, Any], out: Mapping[str, Any], scope: _Scope) -> list[Diagnostic]:
-    problems: list[Diagnostic] = []
-    for imp in out.get("imports", []):
-        if imp.get("external") and imp.get("kind") == "require-call":
-            module_id = imp["path"]
-            for file in _importers(meta, module_id, ("require-call",)) or ["<bundle>"]:
-                problems.append(
-                    _located(
-                        root,
-                        NB1903,
-                        file,
-                        module_id,
-                        f'require("{module_id}") of a module the host shares: the browser cannot run it',
-                        "use an ES import instead, or, when a bundled CommonJS dependency does the require, "
-                        "replace it with an ES module build of that dependency",
-                    )
-                )
-    ids = sorted({i["path"] for i in out.get("imports", []) if i.get("external")})
-    for module_id in ids:
-        if module_id in scope.allowed:
-            continue
-        owner = package_name_of(module_id)
-        files = _importers(meta, module_id) or ["<bundle>"]
-        if owner in scope.ui_packages:
-            offered = sorted(pid for pid, name in scope.published.items() if name == owner)
-            what = ", ".join(f'"{p}"' for p in offered) if offered else "nothing"
-            message = f'imports "{module_id}", a module of {owner}, which ships a UI module and publishes {what}'
-            hint = (
-                f"import only what {owner} publishes in app.module.provides"
-                if offered
-                else f"{owner} publishes no modules; ask its authors to add the id to app.module.provides"
-            )
-            problems += [_located(root, NB1904, f, module_id, message, hint) for f in files]
-        else:
-            provided = ", ".join(sorted(m for m in scope.shared if package_name_of(m) == owner))
-            message = f'imports "{module_id}", which the host does not provide (it provides {provided} of {owner})'
-            hint = f"import only {provided}; the host hands the module exactly the ids of its profile"
-            problems += [_located(root, NB1905, f, module_id, message, hint) for f in files]
-    problems += _check_inputs(root, meta, scope)
-    return problems
-
-
-def _check_inputs(root: Path, meta: Mapping[str, Any], scope: _Scope) -> list[Diagnostic]:
-    """Refuse files bundled from inside another UI package's folder (a relative path into it)."""
-    homes = [(name, folder.resolve()) for name, folder in scope.ui_packages.items() if folder is not None]
-    problems: list[Diagnostic] = []
-    if not homes:
-        return problems
-    for path in sorted(meta.get("inputs", {})):
-        if not path.startswith("../") and "node_modules/" not in path:
-            continue  # a file below the package's own folder (not via node_modules) is its own
-        full = (root / path).resolve()
-        for name, home in homes:
-            if full.is_relative_to(home):
-                problems.append(
-                    Diagnostic(
-                        "error",
-                        NB1904.id,
-                        path,
-                        "",
-                        f"bundles {path}, a file of {name}, which ships a UI module of its own",
-                        f"import only the ids {name} publishes in app.module.provides",
-                    )
-                )
-    return problems
-
-
-def _react_major(package: Package) -> int | None:
-    major = installed_react_major(package.root)
-    return major if major is not None else declared_react_major(package.manifest)
-
-
-def _has_react(package: Package, key: str) -> bool:
-    deps = package.manifest.get(key)
-    return isinstance(deps, dict) and "react" in deps
-
-
-def _react_problems(package: Package, record: SharedImportsRecord, host: HostProfile) -> list[Diagnostic]:
-    if record.react_major is None and record.reads_react:
-        return [
-            _manifest_diag(
-                package,
-                NB1907,
-                "/devDependencies",
-                "the bundle reads React, but no react is installed and package.json declares no single-major range",
-                f'install it (npm install --save-dev react@{host.react_major}) or declare "react": '
-                f'"^{host.react_major}.0.0" in devDependencies or peerDependencies',
-            )
-        ]
-    if record.react_major is not None and record.react_major != host.react_major:
-        declared = [k for k in ("devDependencies", "dependencies", "peerDependencies") if _has_react(package, k)]
-        return [
-            _manifest_diag(
-                package,
-                NB1911,
-                f"/{declared[0]}/react" if declared else "/devDependencies",
-                f"the package resolves React {record.react_major}, but the host provides React {host.react_major}",
-                f"move react to ^{host.react_major}.0.0 and reinstall, or build for another host with --host",
-            )
-        ]
-    return []
-
-
 def esbuild_args(
-    entry: str, outdir: str, tsconfig: Path, externals: list[str], *, minify: bool, sourcemap: bool
+    entry: str,
+    outdir: str,
+    tsconfig: Path,
+    externals: list[str],
+    *,
+    minify: bool,
+    sourcemap: bool | str,
+    mode: Mode = "production",
 ) -> list[str]:
     """The esbuild CLI arguments of a UI module build (also what the bench runs esbuild alone with)."""
+    from neuralis_build.ui.assets import loader_args
+
     args = [
         entry,
         "--bundle",
@@ -348,13 +114,46 @@ def esbuild_args(
         f"--tsconfig={tsconfig}",
         f"--outdir={outdir}",
         "--entry-names=host",
+        *loader_args(),
+        *define_args(mode),
         *[f"--external:{e}" for e in externals],
     ]
     if minify:
         args.append("--minify")
     if sourcemap:
-        args.append("--sourcemap=linked")
+        args.append(f"--sourcemap={'linked' if sourcemap is True else sourcemap}")
     return args
+
+
+def _react_major(package: Package) -> int | None:
+    major = installed_react_major(package.root)
+    return major if major is not None else declared_react_major(package.manifest)
+
+
+def _react_problems(package: Package, record: SharedImportsRecord, host: HostProfile) -> list[Diagnostic]:
+    """The host's React rule (NB1607, NB1608), located at the line of package.json that decides it."""
+    problem = react_major_problem(record, host)
+    if problem is None:
+        return []
+    c = problem[0]
+    if c is NB1607:
+        declared = [k for k in ("devDependencies", "dependencies", "peerDependencies") if _has_react(package, k)]
+        pointer = f"/{declared[0]}/react" if declared else "/devDependencies"
+        message = f"the package resolves React {record.react_major}, but the host provides React {host.react_major}"
+        hint = f"move react to ^{host.react_major}.0.0 and reinstall, or build for another host with --host"
+    else:
+        pointer = "/devDependencies"
+        message = "the bundle reads React, but no react is installed and package.json declares no single-major range"
+        hint = (
+            f'install it (npm install --save-dev react@{host.react_major}) or declare "react": '
+            f'"^{host.react_major}.0.0" in devDependencies or peerDependencies'
+        )
+    return [manifest_diag(package, c, pointer, message, hint)]
+
+
+def _has_react(package: Package, key: str) -> bool:
+    deps = package.manifest.get(key)
+    return isinstance(deps, dict) and "react" in deps
 
 
 def build_ui(
@@ -366,72 +165,183 @@ def build_ui(
     sourcemap: bool = False,
     entry: str | None = None,
     esbuild: EsbuildRunner | None = None,
+    mode: Mode = "production",
+    commit: bool = True,
 ) -> UiBuildResult:
     """Bundle the package's UI module into dist/app/ and write dist/app/shared-imports.json.
 
     ``published`` maps every module id other packages publish to the publishing package's name;
     ``None`` discovers them from the ``node_modules`` folders Node would search from the package.
-    Refusals raise DiagnosedError; the previous dist/app/ then stays exactly as it was.
+    Refusals raise DiagnosedError; the previous dist/app/ then stays exactly as it was. With
+    ``commit=False`` the result stays staged until ``result.commit()`` (or ``discard()``).
     """
     root = package.root
     entry_rel = find_entry(package, entry)
-    scope = _scope(package, host, published)
+    scope = scope_of(package, host, published)
     runner = esbuild or find_esbuild(root)
-    staged = staging_dir(root / "dist", ".app-")
+    staged = folders.staging_dir(root / "dist", ".app-")
     try:
-        tsconfig = write_tsconfig(root, staged)
-        meta_path = staged / "meta.json"
-        outdir = staged.relative_to(root).as_posix()
-        args = esbuild_args(entry_rel, outdir, tsconfig, scope.externals, minify=minify, sourcemap=sourcemap)
-        built = run_build(runner, root, args, meta_path, entry_rel)
-        tsconfig.unlink()
-        meta_path.unlink()
-        result = _judge_output(package, host, scope, built.meta, outdir, entry_rel, built.warnings)
-        (staged / RECORD_NAME).write_text(result.record.dumps(), encoding="utf-8")
-        swap_in(staged, root / OUT_DIR)
-    finally:
-        remove(staged)
+        job = _Job(package, host, scope, runner, staged, entry_rel, minify, sourcemap, mode)
+        result = job.run()
+    except OSError as exc:
+        folders.remove(staged)
+        raise environment_error(exc) from None
+    except BaseException:
+        folders.remove(staged)
+        raise
+    if commit:
+        result.commit()
+        return replace(result, staged=None)
     return result
 
 
-def _judge_output(
-    package: Package,
-    host: HostProfile,
-    scope: _Scope,
-    meta: Mapping[str, Any],
-    outdir: str,
-    entry_rel: str,
-    warnings: list[Diagnostic],
-) -> UiBuildResult:
-    root = package.root
-    out = meta.get("outputs", {}).get(f"{outdir}/host.js", {})
-    css = "cssBundle" in out
-    problems = _check_imports(root, meta, out, scope)
-    exports = tuple(sorted(out.get("exports", [])))
-    if not any(INSTALL_EXPORT.match(name) for name in exports):
-        expected = f"install{pascal_name(package.id or 'Package')}HostComponents"
-        shown = ", ".join(exports) or "nothing"
-        problems.append(
-            Diagnostic(
-                "error",
-                NB1906.id,
-                entry_rel,
-                "",
-                f"{entry_rel} exports {shown}, but no install<Name>HostComponents function",
-                f"add: export function {expected}(host) {{ ... }}",
-            )
+@dataclass
+class _Job:
+    """One UI build in its staged folder: esbuild, the second passes it may need, judging, finishing."""
+
+    package: Package
+    host: HostProfile
+    scope: Scope
+    runner: EsbuildRunner
+    staged: Path
+    entry: str
+    minify: bool
+    sourcemap: bool
+    mode: Mode
+
+    @property
+    def outdir(self) -> str:
+        return self.staged.relative_to(self.package.root).as_posix()
+
+    def esbuild(self, maps: bool) -> Built:
+        root = self.package.root
+        for stale in self.staged.iterdir():  # a second pass starts from an empty folder
+            folders.remove(stale)
+        tsconfig = write_tsconfig(root, self.staged, self.entry)
+        sourcemap: bool | str = True if self.sourcemap else ("external" if maps else False)
+        args = esbuild_args(
+            self.entry,
+            self.outdir,
+            tsconfig,
+            self.scope.externals,
+            minify=self.minify,
+            sourcemap=sourcemap,
+            mode=self.mode,
         )
-    shared = tuple(sorted({i["path"] for i in out.get("imports", []) if i.get("external")} & scope.allowed))
-    record = SharedImportsRecord(host.host_api_version, _react_major(package), shared)
-    problems += _react_problems(package, record, host)
-    problems += _check_declaration(package, css)
-    if problems:
-        n = len(problems)
-        raise DiagnosedError(f"the UI module was not written ({n} problem{'s' if n != 1 else ''})", problems + warnings)
-    outputs = sorted(
-        str(PurePosixPath(OUT_DIR) / PurePosixPath(p).name)
-        for p in meta.get("outputs", {})
-        if p.startswith(outdir + "/")
+        meta_path = self.staged.parent / f"{self.staged.name}.meta.json"
+        try:
+            built = run_build(self.runner, root, args, meta_path, self.entry)
+        finally:
+            meta_path.unlink(missing_ok=True)
+            tsconfig.unlink(missing_ok=True)
+        return built
+
+    def run(self) -> UiBuildResult:
+        from neuralis_build.ui.cjs import required_ids
+
+        uses_modules = _has_css_modules(self.package.root)
+        built = self.esbuild(uses_modules)
+        css_modules = any(p.endswith(".module.css") for p in built.meta.get("inputs", {}))
+        if css_modules and not uses_modules and not self.sourcemap:
+            built = self.esbuild(True)  # CSS modules outside src/: scoping needs the maps
+        required = required_ids(self._out(built), self.scope.allowed)
+        out = self._out(built)
+        warnings = list(built.warnings)
+        js = (self.staged / "host.js").read_text("utf-8")
+        warnings += self._env(js, built)
+        problems = check_imports(self.package.root, built.meta, out, self.scope, self.entry)
+        exports = tuple(sorted(out.get("exports", [])))
+        missing = install_export_problem(self.entry, exports, self.package.id)
+        if missing is not None:
+            problems.append(Diagnostic("error", NB1610.id, self.entry, "", *missing))
+        imported = {i["path"] for i in out.get("imports", []) if i.get("external")} | set(required)
+        shared = tuple(sorted(imported & self.scope.allowed))
+        record = SharedImportsRecord(self.host.host_api_version, _react_major(self.package), shared)
+        problems += _react_problems(self.package, record, self.host)
+        problems += check_declaration(self.package, "cssBundle" in out)
+        if problems:
+            raise DiagnosedError(not_written(len(problems)), problems + warnings)
+        self._finish(built.meta, css_modules, required)
+        (self.staged / RECORD_NAME).write_text(record.dumps(), encoding="utf-8")
+        folders.normalize_modes(self.staged)
+        outputs = sorted(f"{OUT_DIR}/{p.relative_to(self.staged).as_posix()}" for p in _files(self.staged))
+        inputs = tuple(sorted(built.meta.get("inputs", {})))
+        return UiBuildResult(
+            self.package.root, self.entry, tuple(outputs), record, exports, warnings, self.mode, self.staged, inputs
+        )
+
+    def _out(self, built: Built) -> Mapping[str, Any]:
+        out: Mapping[str, Any] = built.meta.get("outputs", {}).get(f"{self.outdir}/host.js", {})
+        return out
+
+    def _env(self, js: str, built: Built) -> list[Diagnostic]:
+        """process.env/import.meta.env reads: errors raise here, warnings are returned."""
+        from neuralis_build.ui.env import has_env_reads
+
+        if not has_env_reads(js):
+            return []
+        map_path = self.staged / "host.js.map"
+        if not map_path.is_file():  # locate them through a map of the same build, written aside
+            probe = folders.staging_dir(self.package.root / "dist", ".app-")
+            try:
+                job = _Job(**{**self.__dict__, "staged": probe, "sourcemap": False})
+                job.esbuild(True)
+                return self._env_from(job, (probe / "host.js").read_text("utf-8"), probe / "host.js.map", built)
+            finally:
+                folders.remove(probe)
+        return self._env_from(self, js, map_path, built)
+
+    def _env_from(self, job: _Job, js: str, map_path: Path, built: Built) -> list[Diagnostic]:
+        from neuralis_build.ui.env import env_problems
+        from neuralis_build.ui.sourcemap import SourceMap
+
+        smap = SourceMap(json.loads(map_path.read_text("utf-8")))
+        found = env_problems(self.package.root, js, smap, map_path.parent, built.meta, self.entry)
+        errors = [d for d in found if d.severity == "error"]
+        if errors:
+            raise DiagnosedError(not_written(len(errors)), found)
+        return found
+
+    def _finish(self, meta: Mapping[str, Any], css_modules: bool, required: list[str]) -> None:
+        """CSS-module names scoped to the package, assets placed, require() imports prepended, maps dropped."""
+        from neuralis_build.ui.assets import place_assets
+        from neuralis_build.ui.cjs import prepend_banner
+
+        if css_modules:
+            from neuralis_build.ui.cssmodules import scope_local_names, scope_prefix
+
+            name = self.package.name or self.package.root.name
+            scope_local_names(self.staged, scope_prefix(name, self.minify), keep_maps=self.sourcemap)
+        if not self.sourcemap:
+            for extra in self.staged.glob("*.map"):
+                extra.unlink()
+        place_assets(self.staged, self.outdir, meta, keep_maps=self.sourcemap)
+        if required:
+            prepend_banner(self.staged / "host.js", required)
+
+
+def not_written(n: int) -> str:
+    return f"the UI module was not written ({n} problem{'s' if n != 1 else ''})"
+
+
+def environment_error(exc: OSError) -> UsageError:
+    """A write that failed because of the machine (full disk, permissions): exit 2, with the path and cause."""
+    where = f" {exc.filename}" if exc.filename else ""
+    return UsageError(
+        f"cannot write the build output{where}: {exc.strerror or exc}",
+        hint="free some space or fix the permissions of the package's dist/ folder, then build again",
     )
-    outputs.append(f"{OUT_DIR}/{RECORD_NAME}")
-    return UiBuildResult(root, entry_rel, tuple(sorted(outputs)), record, exports, warnings)
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file())
+
+
+def _has_css_modules(root: Path) -> bool:
+    """A cheap look for *.module.css under src/ (so the first esbuild run writes the maps scoping needs)."""
+    src = root / "src"
+    for _folder, dirs, files in os.walk(src):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
+        if any(f.endswith(".module.css") for f in files):
+            return True
+    return False

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import DiagnosedError, SubprocessError
+from neuralis_build.errors import DiagnosedError, SubprocessError, UsageError
 from neuralis_build.ui.esbuild import EsbuildRunner, Message, parse_messages
 
 NB1900 = code("NB1900", "esbuild-error", "esbuild could not build the sources")
@@ -19,37 +18,60 @@ NB1901 = code("NB1901", "esbuild-warning", "esbuild warned about the sources")
 LOG_FLAGS = ("--log-level=warning", "--log-limit=0", "--color=false", "--log-style=visualstudio")
 
 
-def write_tsconfig(root: Path, where: Path) -> Path:
+def write_tsconfig(root: Path, where: Path, entry: str | None = None) -> Path:
     """A tsconfig that extends the package's own and forces React's automatic JSX runtime.
 
     A package tsconfig's ``jsx`` setting beats esbuild's ``--jsx`` flag silently, so the build
-    hands esbuild this file instead; it keeps the package's ``paths`` and other options.
+    hands esbuild this file instead; it keeps the package's ``paths`` and other options. For a
+    solution-style tsconfig.json it extends the referenced project that includes ``entry``.
     """
+    from neuralis_build.ui.tsconfig import governing_tsconfig
+
     options = {"jsx": "react-jsx", "jsxImportSource": "react"}
     data: dict[str, Any] = {"compilerOptions": options}
-    own = root / "tsconfig.json"
-    if own.is_file():
+    own = governing_tsconfig(root, entry) if entry is not None else root / "tsconfig.json"
+    if own is not None and own.is_file():
         data = {"extends": own.resolve().as_posix(), "compilerOptions": options}
     path = where / "tsconfig.json"
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return path
 
 
+_ENVIRONMENT = re.compile(
+    r"no space left on device|disk quota exceeded|read-only file system|permission denied|file too large", re.I
+)
 _UNRESOLVED = re.compile(r'^Could not resolve "(?P<id>[^"]+)"')
+_NO_LOADER = re.compile(r'^No loader is configured for "(?P<ext>[^"]+)" files')
 
 
 def _hint(message: Message) -> str:
+    from neuralis_build.npmname import is_builtin
+
     m = _UNRESOLVED.match(message.text)
     if m:
         target = m["id"]
         if target.startswith((".", "/")):
             return "check the path: it is resolved from the importing file's folder"
+        if is_builtin(target):
+            return (
+                f'"{target}" is a Node.js built-in module, which a browser does not have: import a browser '
+                "library instead (when a dependency imports it, use that dependency's browser build)"
+            )
         return (
             f'install the package that provides "{target}" (npm install), or, if the host or another '
             "package provides it, check the id against the host profile and their app.module.provides"
         )
+    m = _NO_LOADER.match(message.text)
+    if m:
+        from neuralis_build.ui.assets import MIME_TYPES
+
+        return (
+            f"the UI build bundles JavaScript, TypeScript, JSX, CSS, JSON and these assets: "
+            f"{' '.join(sorted(MIME_TYPES))}; a {m['ext']} file is none of them: convert it (data to .json, an "
+            "image to .svg/.png/.webp), or serve it from elsewhere and fetch it at run time"
+        )
     if message.severity == "warning":
-        return "fix the source at this line and column (esbuild still built it)"
+        return "esbuild still built it; fix the source at this line and column to silence the warning"
     return "fix the source at this line and column"
 
 
@@ -75,8 +97,7 @@ def to_diagnostic(message: Message, root: Path) -> Diagnostic:
     )
 
 
-@dataclass(frozen=True)
-class Built:
+class Built(NamedTuple):
     """A successful esbuild run: its metafile and the warnings it printed."""
 
     meta: dict[str, Any]
@@ -88,6 +109,12 @@ def run_build(esbuild: EsbuildRunner, root: Path, args: Sequence[str], metafile:
     run = esbuild.run([*args, f"--metafile={metafile}", *LOG_FLAGS], root)
     diagnostics = [to_diagnostic(m, root) for m in parse_messages(run.stderr)]
     if run.returncode != 0:
+        environment = next((d for d in diagnostics if _ENVIRONMENT.search(d.message)), None)
+        if environment is not None:  # the disk, not the source: an environment error (exit 2)
+            raise UsageError(
+                f"esbuild could not write the output: {environment.message}",
+                hint="free some space or fix the permissions of the package's dist/ folder, then build again",
+            )
         errors = [d for d in diagnostics if d.severity == "error"]
         if not errors:
             raise SubprocessError(f"esbuild failed while building {what}", command=run.command, output=run.stderr)

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
 
@@ -74,8 +70,7 @@ NPM_HINT = (
 )
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """The esbuild platform package for this machine and the binary's path inside it."""
 
     platform: str  # "linux-x64"
@@ -92,8 +87,15 @@ class Target:
 
 def target(system: str | None = None, machine: str | None = None) -> Target:
     """The esbuild platform package for ``system``/``machine`` (this machine by default)."""
-    system = system or platform.system()
-    machine = (machine or platform.machine()).lower()
+    if system is None or machine is None:
+        if hasattr(os, "uname"):  # cheaper than importing platform, which start-up would pay on every build
+            uname = os.uname()
+            system, machine = system or uname.sysname, machine or uname.machine
+        else:
+            import platform
+
+            system, machine = system or platform.system(), machine or platform.machine()
+    machine = machine.lower()
     name = f"{_OS.get(system, system.lower())}-{_ARCH.get(machine, machine)}"
     member = "esbuild.exe" if name.startswith("win32-") else "bin/esbuild"
     if f"@esbuild/{name}/{member}" not in BINARY_HASHES:
@@ -140,6 +142,8 @@ def _stamp_text(path: Path, digest: str) -> str:
 
 
 def _write_atomic(target_path: Path, data: bytes, mode: int = 0o644) -> None:
+    import tempfile
+
     target_path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target_path.parent, prefix="." + target_path.name + ".")
     try:
@@ -200,7 +204,9 @@ def _from_node_modules(t: Target, start: Path) -> bytes | None:
 
 def _npm_pack(t: Target, cwd: Path | None) -> bytes:
     """``npm pack @esbuild/<platform>@<version>`` into a temp folder; npm knows the registry, proxy and auth."""
+    import shutil
     import tarfile
+    import tempfile
 
     npm = shutil.which("npm")
     if npm is None:
@@ -234,8 +240,7 @@ def _npm_pack(t: Target, cwd: Path | None) -> bytes:
             return member.read()
 
 
-@dataclass(frozen=True)
-class Esbuild:
+class Esbuild(NamedTuple):
     """A located esbuild binary at the pinned version, and where it came from."""
 
     path: Path
@@ -256,8 +261,7 @@ class Esbuild:
         return EsbuildRun(done.returncode, done.stderr, cmd)
 
 
-@dataclass(frozen=True)
-class EsbuildRun:
+class EsbuildRun(NamedTuple):
     """One finished esbuild run: its exit code, its stderr and the command."""
 
     returncode: int
@@ -333,8 +337,7 @@ _VS_LINE = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     """One esbuild message parsed from ``--log-style=visualstudio`` output."""
 
     severity: Literal["error", "warning"]

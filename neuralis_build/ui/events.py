@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError
-from neuralis_build.package import MANIFEST, Package
+from neuralis_build.package import Package
 from neuralis_build.ui.driver import run_build
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
-from neuralis_build.ui.outdir import remove, staging_dir, swap_in
-
-NB1913 = code("NB1913", "event-export-missing", "an event subject module does not export subject and visible")
-NB1914 = code("NB1914", "event-source-missing", "a declared event subject has no src/events/<subject>.ts")
+from neuralis_build.ui.outdir import normalize_modes, remove, staging_dir, swap_in
 
 EVENTS_OUT = "dist/src/events"
 ROUTES_OUT = "dist/routes"
@@ -28,10 +26,28 @@ class EventsBuildResult:
     outputs: tuple[str, ...]
     exports: Mapping[str, tuple[str, ...]]  # output path -> export names
     warnings: list[Diagnostic] = field(default_factory=list)
+    root: Path | None = None
+    staged: Path | None = None  # until committed
 
     @property
     def empty(self) -> bool:
         return not self.outputs
+
+    def commit(self) -> None:
+        """Swap each compiled folder in (dist/src/events/, dist/routes/); a folder with nothing left goes."""
+        if self.staged is None or self.root is None:
+            return
+        for sub, final in (("src/events", EVENTS_OUT), ("routes", ROUTES_OUT)):
+            if (self.staged / sub).is_dir():
+                normalize_modes(self.staged / sub)
+                swap_in(self.staged / sub, self.root / final)
+            else:
+                remove(self.root / final)
+        remove(self.staged)
+
+    def discard(self) -> None:
+        if self.staged is not None:
+            remove(self.staged)
 
 
 def declared_subjects(package: Package) -> list[tuple[int, str]]:
@@ -50,38 +66,32 @@ def has_sources(package: Package) -> bool:
     return bool(contract.of("event") or contract.of("route") or declared_subjects(package))
 
 
-def _missing_sources(package: Package) -> list[Diagnostic]:
-    files = package.contract.of("event")
-    problems = []
-    for i, subject in declared_subjects(package):
-        if subject not in files:
-            problems.append(
-                package.locate(
-                    Diagnostic(
-                        "error",
-                        NB1914.id,
-                        MANIFEST,
-                        f"/neuralis/events/{i}/subject",
-                        f'event subject "{subject}" has no source file src/events/{subject}.ts',
-                        f"create src/events/{subject}.ts exporting subject and visible(event, session, state)",
-                    )
-                )
-            )
-    return problems
+def check_sources(package: Package) -> None:
+    """Refuse declared subjects without src/events/<subject>.ts: check's own rule (NB0706), run here."""
+    from neuralis_build.diagnostics import Diagnostics
+    from neuralis_build.manifest.sections.events import NB0706, _subject_sources
+    from neuralis_build.manifest.shape import Checker
+
+    block = package.block
+    if not isinstance(block, dict):
+        return
+    checker = Checker(Diagnostics(), "first-party", package)
+    _subject_sources(block, checker)
+    problems = [package.locate(d) for d in checker.diags.items if d.code == NB0706.id]
+    if problems:
+        raise DiagnosedError("event subjects are missing their source files", problems)
 
 
-def compile_events(package: Package, *, esbuild: EsbuildRunner | None = None) -> EventsBuildResult:
+def compile_events(package: Package, *, esbuild: EsbuildRunner | None = None, commit: bool = True) -> EventsBuildResult:
     """Compile every src/events/*.ts to dist/src/events/ and routes/*.ts to dist/routes/ (ESM for Node).
 
     Each file is bundled on its own with its npm imports left to Node; an event subject must export
     ``subject`` and ``visible``. Each output folder is swapped in whole, so a failure keeps the old one.
     """
     root = package.root
-    problems = _missing_sources(package)
+    check_sources(package)
     events = sorted(f.path for f in package.contract.of("event").values())
     routes = sorted(f.path for f in package.contract.of("route").values())
-    if problems:
-        raise DiagnosedError("event subjects are missing their source files", problems)
     if not events and not routes:
         return EventsBuildResult((), {})
     runner = esbuild or find_esbuild(root)
@@ -105,14 +115,13 @@ def compile_events(package: Package, *, esbuild: EsbuildRunner | None = None) ->
         problems = _check_exports(exports)
         if problems:
             raise DiagnosedError("event subjects do not export what the platform calls", problems + built.warnings)
-        for sub, final in (("src/events", EVENTS_OUT), ("routes", ROUTES_OUT)):
-            if (staged / sub).is_dir():
-                swap_in(staged / sub, root / final)
-            else:
-                remove(root / final)
-    finally:
+    except BaseException:
         remove(staged)
-    return EventsBuildResult(tuple(sorted(exports)), exports, built.warnings)
+        raise
+    result = EventsBuildResult(tuple(sorted(exports)), exports, built.warnings, root, staged)
+    if commit:
+        result.commit()
+    return result
 
 
 def _exports(meta: Mapping[str, Any], outdir: str) -> dict[str, tuple[str, ...]]:
@@ -124,22 +133,15 @@ def _exports(meta: Mapping[str, Any], outdir: str) -> dict[str, tuple[str, ...]]
 
 
 def _check_exports(exports: Mapping[str, tuple[str, ...]]) -> list[Diagnostic]:
+    """The host's rule on a compiled subject (NB1613, the one check applies), located at its source."""
+    from neuralis_build.ui.record import NB1613, event_exports_problem
+
     problems = []
     for out, names in exports.items():
         if not out.startswith(EVENTS_OUT + "/"):
             continue
         source = "src/events/" + out[len(EVENTS_OUT) + 1 : -3] + ".ts"
-        missing = [n for n in REQUIRED_EXPORTS if n not in names]
-        if missing:
-            shown = " and ".join(missing)
-            problems.append(
-                Diagnostic(
-                    "error",
-                    NB1913.id,
-                    source,
-                    "",
-                    f"{source} does not export {shown}; without visible every event is dropped (deny-by-default)",
-                    'export const subject = "<subject>" and export function visible(event, session, state)',
-                )
-            )
+        problem = event_exports_problem(out, source, names)
+        if problem is not None:
+            problems.append(Diagnostic("error", NB1613.id, source, "", *problem))
     return problems

@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from neuralis_build.diagnostics import Code, code
 from neuralis_build.hostprofile import HostProfile
+
+if TYPE_CHECKING:
+    from neuralis_build.ui.esbuild import EsbuildRunner
 
 RECORD_NAME = "shared-imports.json"
 INSTALL_EXPORT = re.compile(r"^install[A-Z][A-Za-z0-9]*HostComponents$")
@@ -30,10 +32,11 @@ NB1608 = code("NB1608", "record-react-unknown", "the module reads React but reco
 NB1609 = code("NB1609", "record-import-unavailable", "the module reads a shared id that nothing provides")
 NB1610 = code("NB1610", "module-install-export", "the module exports no install<Name>HostComponents function")
 NB1611 = code("NB1611", "module-path-escapes", "an app.module path leads out of the package")
+NB1613 = code("NB1613", "event-output-exports", "a compiled event subject does not export subject and visible")
+NB1614 = code("NB1614", "module-unparsable", "a built module is not JavaScript that esbuild can read")
 
 
-@dataclass(frozen=True)
-class SharedImportsRecord:
+class SharedImportsRecord(NamedTuple):
     """What the build records beside the bundle: host API version, React major and shared ids read."""
 
     host_api_version: str
@@ -61,8 +64,7 @@ def reads_react(module_id: str) -> bool:
     return module_id in ("react", "react-dom") or module_id.startswith(("react/", "react-dom/"))
 
 
-@dataclass(frozen=True)
-class RecordProblem:
+class RecordProblem(NamedTuple):
     """One way a record file is malformed, at a JSON pointer into the record."""
 
     pointer: str
@@ -110,33 +112,59 @@ def read_record(path: Path) -> tuple[SharedImportsRecord | None, list[RecordProb
     return parse_record(data)
 
 
-_STRIP = re.compile(
-    r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`|/\*.*?\*/|//[^\n]*",
-    re.DOTALL,
-)
-_IDENT = r"[A-Za-z_$][\w$]*"
-_EXPORT_CLAUSE = re.compile(r"\bexport\s*\{([^}]*)\}")
-_EXPORT_DECL = re.compile(rf"\bexport\s+(?:async\s+)?(?:function\s*\*?|const|let|var|class)\s*({_IDENT})")
-_EXPORT_DEFAULT = re.compile(r"\bexport\s+default\b")
+def pascal_case(package_id: str) -> str:
+    """``@acme/reports`` → ``AcmeReports``; starts with a letter (``3d-charts`` → ``Pkg3dCharts``).
+
+    The one spelling of <Name> in install<Name>HostComponents: the scaffold writes it, the build
+    suggests it, and it always matches ``INSTALL_EXPORT``.
+    """
+    joined = "".join(w[:1].upper() + w[1:] for w in (w.lower() for w in re.findall(r"[A-Za-z0-9]+", package_id)))
+    return joined if joined[:1].isalpha() else "Pkg" + joined
 
 
-def module_exports(text: str) -> set[str]:
-    """The names an ES module's text exports (export clauses and declarations; comments/strings ignored)."""
-    code_only = _STRIP.sub(lambda m: " " if m.group(0).startswith("/") else '""', text)
-    names: set[str] = set()
-    for clause in _EXPORT_CLAUSE.findall(code_only):
-        for part in clause.split(","):
-            words = part.split()
-            if words:
-                names.add(words[-1])
-    names.update(_EXPORT_DECL.findall(code_only))
-    if _EXPORT_DEFAULT.search(code_only):
-        names.add("default")
-    return names
+def install_function(package_id: str | None) -> str:
+    """The install function the scaffold writes for ``package_id`` (a placeholder when it is unknown)."""
+    return f"install{pascal_case(package_id) if package_id else '<Name>'}HostComponents"
 
 
-@dataclass(frozen=True)
-class ModuleProblem:
+def install_export_problem(file: str, exports: Collection[str], package_id: str | None) -> tuple[str, str] | None:
+    """(message, hint) when a module exports no install<Name>HostComponents function (NB1610), else None."""
+    if any(INSTALL_EXPORT.match(name) for name in exports):
+        return None
+    shown = ", ".join(sorted(exports)) or "nothing"
+    return (
+        f"{file} exports {shown}, but no install<Name>HostComponents function",
+        f"add to the UI entry: export function {install_function(package_id)}(host) {{ ... }}",
+    )
+
+
+ReactProblem = tuple[Code, str]
+
+
+def react_major_problem(record: SharedImportsRecord, host: HostProfile) -> ReactProblem | None:
+    """The host refuses a bundle that reads React with no major (NB1608) or records another major (NB1607)."""
+    if record.react_major is None and record.reads_react:
+        return NB1608, "the bundle reads React but records no React major"
+    if record.react_major is not None and record.react_major != host.react_major:
+        return NB1607, f"built against React {record.react_major}, host provides React {host.react_major}"
+    return None
+
+
+EVENT_EXPORTS = ("subject", "visible")
+
+
+def event_exports_problem(out: str, source: str, exports: Collection[str]) -> tuple[str, str] | None:
+    """(message, hint) when a compiled event subject lacks ``subject`` or ``visible`` (NB1613), else None."""
+    missing = [n for n in EVENT_EXPORTS if n not in exports]
+    if not missing:
+        return None
+    return (
+        f"{out} does not export {' and '.join(missing)}; without visible every event is dropped (deny-by-default)",
+        f'export const subject = "<subject>" and export function visible(event, session, state) from {source}',
+    )
+
+
+class ModuleProblem(NamedTuple):
     """One reason a host refuses a module, located in the file a person should look at."""
 
     code: Code
@@ -146,8 +174,7 @@ class ModuleProblem:
     hint: str | None = None
 
 
-@dataclass(frozen=True)
-class ModuleVerdict:
+class ModuleVerdict(NamedTuple):
     """Whether the host accepts a module; ``reason`` is the first refusal in words a person can act on."""
 
     problems: tuple[ModuleProblem, ...] = ()
@@ -174,7 +201,13 @@ MODULE = "/neuralis/app/module"
 
 
 def judge_module(
-    root: Path, module: Mapping[str, Any] | None, host: HostProfile, available: Collection[str]
+    root: Path,
+    module: Mapping[str, Any] | None,
+    host: HostProfile,
+    available: Collection[str],
+    *,
+    package_id: str | None = None,
+    esbuild: EsbuildRunner | None = None,
 ) -> ModuleVerdict:
     """Decide whether ``host`` accepts the UI module a package at ``root`` declares as ``module``.
 
@@ -219,17 +252,16 @@ def judge_module(
     if record is not None:
         problems.extend(_judge_record(record, record_rel, host, available))
 
-    names = module_exports(entry.read_text("utf-8", errors="replace"))
-    if not any(INSTALL_EXPORT.match(n) for n in names):
-        problems.append(
-            ModuleProblem(
-                NB1610,
-                entry_rel,
-                "",
-                f"{entry_rel} exports no install<Name>HostComponents function",
-                "export function install<Name>HostComponents(host) from src/app/host.tsx, then " + REBUILD,
-            )
-        )
+    from neuralis_build.ui.analyze import read_modules
+
+    parsed = read_modules(root, [entry.relative_to(root.resolve()).as_posix()], esbuild)
+    built = next(iter(parsed.values()))
+    if built.error is not None:
+        problems.append(ModuleProblem(NB1614, entry_rel, "", f"{entry_rel} cannot be read: {built.error}", REBUILD))
+    else:
+        missing = install_export_problem(entry_rel, built.exports, package_id)
+        if missing is not None:
+            problems.append(ModuleProblem(NB1610, entry_rel, "", missing[0], f"{missing[1]}; then {REBUILD}"))
     return ModuleVerdict(tuple(problems), record)
 
 
@@ -246,26 +278,12 @@ def _judge_record(
                 f"built for host API {record.host_api_version}, host is {host.host_api_version}: {REBUILD}",
             )
         )
-    if record.react_major is None and record.reads_react:
-        problems.append(
-            ModuleProblem(
-                NB1608,
-                file,
-                "/reactMajor",
-                "the bundle reads React but records no React major",
-                f"install react {host.react_major} (or declare a react range) and {REBUILD}",
-            )
-        )
-    elif record.react_major is not None and record.react_major != host.react_major:
-        problems.append(
-            ModuleProblem(
-                NB1607,
-                file,
-                "/reactMajor",
-                f"built against React {record.react_major}, host provides React {host.react_major}",
-                f"move react to ^{host.react_major}.0.0 and {REBUILD}",
-            )
-        )
+    react = react_major_problem(record, host)
+    if react is not None:
+        hint = f"install react {host.react_major} (or declare a react range) and {REBUILD}"
+        if react[0] is NB1607:
+            hint = f"move react to ^{host.react_major}.0.0 and {REBUILD}"
+        problems.append(ModuleProblem(react[0], file, "/reactMajor", react[1], hint))
     for i, module_id in enumerate(record.shared_imports):
         if module_id not in available:
             problems.append(

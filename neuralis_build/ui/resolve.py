@@ -13,13 +13,11 @@ import json
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class UiPackage:
+class UiPackage(NamedTuple):
     """An installed package that ships a UI module: its name, folder and the ids it publishes."""
 
     name: str

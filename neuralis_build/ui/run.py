@@ -11,8 +11,9 @@ from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package, load_package
 from neuralis_build.ui.build import UiBuildResult, build_ui, find_entry
+from neuralis_build.ui.env import Mode
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
-from neuralis_build.ui.events import EventsBuildResult, compile_events, has_sources
+from neuralis_build.ui.events import EventsBuildResult, check_sources, compile_events, has_sources
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class BuildOptions:
     sourcemap: bool = False
     entry: str | None = None
     published: Mapping[str, str] | None = None
+    mode: Mode = "production"  # --watch builds for development
 
 
 @dataclass(frozen=True)
@@ -48,25 +50,42 @@ def wants_ui(package: Package, entry: str | None) -> bool:
 
 
 def build_package(package: Package, options: BuildOptions, esbuild: EsbuildRunner | None = None) -> PackageBuild:
-    """Build the UI module and compile events and routes; the first refusal raises DiagnosedError."""
+    """Build the UI module and compile events and routes; the first refusal raises DiagnosedError.
+
+    Everything is built into staging folders first and swapped in only when all of it succeeded:
+    a refusal anywhere leaves dist/ exactly as it was.
+    """
     started = time.perf_counter()
     ui_wanted = wants_ui(package, options.entry)
     server_wanted = has_sources(package)
     if not ui_wanted and not server_wanted:
         find_entry(package, None)  # raises the "no UI entry" diagnostic
+    if server_wanted:
+        check_sources(package)  # before anything is built, so a missing source writes nothing
     runner = esbuild or find_esbuild(package.root)
-    ui = None
-    if ui_wanted:
-        ui = build_ui(
-            package,
-            host=options.host,
-            published=options.published,
-            minify=options.minify,
-            sourcemap=options.sourcemap,
-            entry=options.entry,
-            esbuild=runner,
-        )
-    events = compile_events(package, esbuild=runner) if server_wanted else None
+    ui = events = None
+    try:
+        if ui_wanted:
+            ui = build_ui(
+                package,
+                host=options.host,
+                published=options.published,
+                minify=options.minify,
+                sourcemap=options.sourcemap,
+                entry=options.entry,
+                esbuild=runner,
+                mode=options.mode,
+                commit=False,
+            )
+        events = compile_events(package, esbuild=runner, commit=False) if server_wanted else None
+        if ui is not None:
+            ui.commit()
+        if events is not None:
+            events.commit()
+    finally:
+        for staged in (ui, events):
+            if staged is not None:
+                staged.discard()
     return PackageBuild(package, ui, events, time.perf_counter() - started)
 
 

@@ -67,8 +67,8 @@ REBUILD = "rebuild with neuralis-build ui (npm run build:ui)"
         (
             record(),
             "export function setup() {}\n",
-            "dist/app/host.js exports no install<Name>HostComponents function: export function "
-            f"install<Name>HostComponents(host) from src/app/host.tsx, then {REBUILD}",
+            "dist/app/host.js exports setup, but no install<Name>HostComponents function: add to the UI entry: "
+            f"export function install<Name>HostComponents(host) {{ ... }}; then {REBUILD}",
         ),
         (
             record(sharedImports=["@acme/charts/app/charts", "react"]),

@@ -62,6 +62,8 @@ def test_a_new_package_builds_checks_packs_and_installs(template: str, tmp_path:
         pytest.skip("neuralis-build ui is not in this toolchain yet (the ui branch has not landed on main)")
     for step in spec.build:
         _run(shlex.split(step), pkg)
+    if (pkg / "src/types/neuralis-client.d.ts").is_file():
+        _a_wrong_host_call_is_a_type_error(pkg)
 
     checked = subprocess.run(
         [str(BIN / "neuralis-build"), "check", str(pkg), "--trust", spec.trust, "--format", "json"],
@@ -91,3 +93,16 @@ def test_a_new_package_builds_checks_packs_and_installs(template: str, tmp_path:
     if spec.build:
         assert (installed / "dist/app/host.js").is_file()
         assert (installed / "dist/app/shared-imports.json").is_file()
+
+
+def _a_wrong_host_call_is_a_type_error(pkg: Path) -> None:
+    """The shipped declarations make a call outside the host API v1 a TypeScript error (real tsc)."""
+    host = pkg / "src/app/host.tsx"
+    good = host.read_text()
+    host.write_text(good.replace("host.registerWidget(", "host.register("))
+    try:
+        done = subprocess.run(["npx", "tsc"], cwd=pkg, env=_env(), capture_output=True, text=True, timeout=600)
+    finally:
+        host.write_text(good)
+    assert done.returncode != 0
+    assert "Property 'register' does not exist on type 'HostComponents'" in done.stdout, done.stdout

@@ -19,12 +19,13 @@ def test_creates_the_package_and_prints_the_next_steps(new: NewRunner, tmp_path:
     assert run.code == 0, run.err
     assert run.err == ""
     assert run.out.splitlines() == [
-        "Created @acme/reports from the ui-module template in reports (8 files).",
+        "Created @acme/reports from the ui-module template in reports (9 files).",
         "",
         "Next steps:",
         "  cd reports",
         "  npm install",
         "  npm run build",
+        "  npm run dev",
         "  neuralis-build check --trust first-party",
         "  neuralis-build pack --trust first-party",
     ]
@@ -49,8 +50,10 @@ def test_dry_run_prints_the_tree_and_writes_nothing(new: NewRunner, tmp_path: Pa
         "│   │   └── host.tsx",
         "│   ├── connectors/",
         "│   │   └── acme-reports.ts",
-        "│   └── events/",
-        "│       └── report.ts",
+        "│   ├── events/",
+        "│   │   └── report.ts",
+        "│   └── types/",
+        "│       └── neuralis-client.d.ts",
         "├── tools/",
         "│   └── acme_reports_report_link.ts",
         "├── .gitignore",
@@ -119,11 +122,11 @@ def test_force_overwrites_colliding_files_and_deletes_nothing(new: NewRunner, tm
     dry = new("new", "my-package", "-t", "ui-module", "--dir", "pkg", "--force", "--dry-run", "--no-input")
     assert dry.code == 0, dry.err
     assert "├── package.json  (overwrite)" in dry.out.splitlines()
-    assert "│       └── host.tsx  (overwrite)" in dry.out.splitlines()
+    assert "│   │   └── host.tsx  (overwrite)" in dry.out.splitlines()
 
     run = new("new", "my-package", "-t", "ui-module", "--dir", "pkg", "--force", "--no-input")
     assert run.code == 0, run.err
-    assert "(8 files, overwriting 2)" in run.out
+    assert "(9 files, overwriting 2)" in run.out
     assert (pkg / "src/app/extra.ts").read_text() == "kept\n"
     assert (pkg / "notes.txt").read_text() == "kept\n"
     assert (pkg / "package.json").read_text().startswith('{\n  "name": "my-package",')

@@ -149,6 +149,7 @@ def test_the_files_each_template_writes(tmp_path: Path) -> None:
             "src/app/env.d.ts",
             "src/app/host.css",
             "src/app/host.tsx",
+            "src/types/neuralis-client.d.ts",
             "tsconfig.json",
         ],
         "full": [
@@ -160,6 +161,7 @@ def test_the_files_each_template_writes(tmp_path: Path) -> None:
             "src/app/host.tsx",
             "src/connectors/acme-reports.ts",
             "src/events/report.ts",
+            "src/types/neuralis-client.d.ts",
             "tools/acme_reports_report_link.ts",
             "tsconfig.build.json",
             "tsconfig.json",
@@ -171,8 +173,13 @@ def test_module_templates_export_the_install_function_named_for_the_id(tmp_path:
     for template in ("ui-module", "full"):
         result = plan(Request(name="@acme/reports", template=template, directory=tmp_path / template))
         host = next(f.content.decode() for f in result.files if f.path == "src/app/host.tsx")
-        assert "export function installAcmeReportsHostComponents(host: HostComponentRegistry): void {" in host
+        assert "export function installAcmeReportsHostComponents(host: HostComponents): void {" in host
+        assert 'import type { HostComponents, WidgetProps } from "@neuralis/client";' in host
+        # The host API's declarations are the toolchain's own, byte for byte.
+        types = next(f.content for f in result.files if f.path == "src/types/neuralis-client.d.ts")
+        assert types == (REPO / "neuralis_build/data/types/neuralis-client.d.ts").read_bytes()
         manifest = json.loads(next(f.content for f in result.files if f.path == "package.json"))
+        assert manifest["scripts"]["dev"] == "neuralis-build dev --trust first-party"
         assert manifest["scripts"]["build:ui"] == "neuralis-build ui"
         assert manifest["exports"]["./package.json"] == "./package.json"
         assert manifest["peerDependencies"] == {"react": "^19.0.0"}

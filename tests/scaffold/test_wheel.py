@@ -33,8 +33,17 @@ def test_the_installed_wheel_scaffolds_every_template(tmp_path: Path) -> None:
     _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(REPO)], tmp_path)
     wheel = dist / f"neuralis_build-{__version__}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as archive:
-        shipped = {n for n in archive.namelist() if n.startswith("neuralis_build/_templates/")}
+        names = set(archive.namelist())
+        shipped = {n for n in names if n.startswith("neuralis_build/_templates/")}
     assert {f"neuralis_build/_templates/{t}/template.toml" for t in TEMPLATES} <= shipped
+    # The host API's declarations and the host page's own files ship too (neuralis-build dev needs them).
+    assert {
+        "neuralis_build/data/types/neuralis-client.d.ts",
+        "neuralis_build/data/hostpage/host-page.js",
+        "neuralis_build/data/hostpage/host-page.css",
+        "neuralis_build/data/hostpage/dev-client.js",
+        "neuralis_build/data/hostpage/neuralis-client.js",
+    } <= names
 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", str(venv)], tmp_path)

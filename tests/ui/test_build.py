@@ -9,6 +9,7 @@ import pytest
 
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.hostprofile import default_host_profile
+from neuralis_build.ui.analyze import read_modules
 from tests.ui.ui_helpers import HOST_TSX, codes, link_package, snapshot, ui_manifest
 
 pytestmark = pytest.mark.e2e
@@ -50,7 +51,7 @@ def test_css_is_emitted_exactly_when_the_entry_imports_it(make_pkg, build):
 
 
 def test_entry_may_be_ts_jsx_or_js_and_overridden(make_pkg, build):
-    js = HOST_TSX.replace(": { register(t: string, c: unknown): void }", "")
+    js = HOST_TSX.replace(": { registerWidget(t: string, c: unknown): void }", "")
     root = make_pkg({"package.json": ui_manifest(), "src/app/host.jsx": js})
     assert build(root).entry == "src/app/host.jsx"
     other = make_pkg({"package.json": ui_manifest(), "web/main.tsx": HOST_TSX})
@@ -102,7 +103,7 @@ def test_unresolved_import_gets_an_install_hint(make_pkg, build):
     assert d.message == 'Could not resolve "left-pad"' and "npm install" in (d.hint or "")
 
 
-def test_require_of_a_shared_module_is_refused(make_pkg, build):
+def test_require_of_a_shared_module_becomes_an_import(make_pkg, build, esbuild):
     root = make_pkg(
         {
             "package.json": ui_manifest(),
@@ -110,10 +111,30 @@ def test_require_of_a_shared_module_is_refused(make_pkg, build):
             "src/app/legacy.cjs": 'const React = require("react");\nexports.legacy = React.version;\n',
         }
     )
+    result = build(root)
+    assert result.record.shared_imports == ("react", "react/jsx-runtime")
+    [parsed] = read_modules(root, ["dist/app/host.js"], esbuild).values()
+    assert parsed.ids == result.record.shared_imports  # the record is what the bundle really imports
+    assert ("react", "require-call") not in parsed.imports
+
+
+def test_require_of_an_unshared_subpath_in_a_dependency_names_who_brought_it(make_pkg, build):
+    root = make_pkg(
+        {
+            "package.json": ui_manifest(),
+            "src/app/host.tsx": 'import { render } from "fancy-ssr";\nexport const r = render;\n' + HOST_TSX,
+            "node_modules/fancy-ssr/package.json": {"name": "fancy-ssr", "version": "1.0.0", "main": "index.js"},
+            "node_modules/fancy-ssr/index.js": 'exports.render = require("./inner.js").render;\n',
+            "node_modules/fancy-ssr/inner.js": 'const s = require("react-dom/server");\nexports.render = s;\n'
+            'exports.again = require("react-dom/server");\n',
+        }
+    )
     with pytest.raises(DiagnosedError) as err:
         build(root)
-    assert codes(err.value) == [("NB1903", "src/app/legacy.cjs", "", 1)]
-    assert 'require("react")' in err.value.diagnostics[0].message
+    assert codes(err.value) == [("NB1905", "node_modules/fancy-ssr/inner.js", "", 1)]  # one site, once
+    message = err.value.diagnostics[0].message
+    assert message.startswith('fancy-ssr imports "react-dom/server", which the host does not provide')
+    assert message.endswith("it is bundled because of fancy-ssr (src/app/host.tsx → fancy-ssr)")
 
 
 def charts_provider(make_pkg, provides=("@acme/charts/app/charts",)):
@@ -218,7 +239,7 @@ def test_an_entry_without_the_install_function_is_refused(make_pkg, build):
     root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": "export const x = 1;\n"})
     with pytest.raises(DiagnosedError) as err:
         build(root)
-    assert codes(err.value) == [("NB1906", "src/app/host.tsx", "", None)]
+    assert codes(err.value) == [("NB1610", "src/app/host.tsx", "", None)]
     assert "installAcmeWidgetsHostComponents" in (err.value.diagnostics[0].hint or "")
 
 
@@ -228,7 +249,7 @@ def test_reading_react_with_no_major_is_refused(make_pkg, build):
     root = make_pkg({"package.json": manifest, "src/app/host.tsx": HOST_TSX})
     with pytest.raises(DiagnosedError) as err:
         build(root)
-    assert codes(err.value) == [("NB1907", "package.json", "/devDependencies", 1)]
+    assert codes(err.value) == [("NB1608", "package.json", "/devDependencies", 1)]
 
 
 def test_no_react_needed_when_the_bundle_reads_none(make_pkg, build):
@@ -253,7 +274,7 @@ def test_a_react_major_the_host_lacks_is_refused(make_pkg, build):
     root = make_pkg({"package.json": ui_manifest(devDependencies={"react": "^18.2.0"}), "src/app/host.tsx": HOST_TSX})
     with pytest.raises(DiagnosedError) as err:
         build(root)
-    assert codes(err.value) == [("NB1911", "package.json", "/devDependencies/react", 5)]
+    assert codes(err.value) == [("NB1607", "package.json", "/devDependencies/react", 5)]
 
 
 def test_undeclared_module_is_refused_with_the_lines_to_add(make_pkg, build):

@@ -33,10 +33,10 @@ def test_ui_prints_what_it_wrote(examples):
     done = run("ui", cwd=reports)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert re.fullmatch(r"built @acme/reports in \d+ ms", lines[0])
+    assert re.fullmatch(r"built @acme/reports for production in \d+ ms", lines[0])
     assert lines[1:] == [
         "  dist/app/host.css             0.3 kB",
-        "  dist/app/host.js              1.5 kB",
+        "  dist/app/host.js              2.2 kB",
         "  dist/app/shared-imports.json  host API 1, React 19; reads @acme/charts/app/charts, @neuralis/client, "
         "react, react/jsx-runtime",
         "  dist/src/events/report.js     exports bridge, subject, visible",
@@ -52,8 +52,8 @@ def test_a_refusal_exits_1_with_located_diagnostics(make_pkg):
     assert done.stderr.splitlines() == [
         "error: the UI module was not written (1 problem)",
         "  src/app/host.tsx",
-        "    error NB1906 src/app/host.tsx exports x, but no install<Name>HostComponents function",
-        "    hint: add: export function installAcmeWidgetsHostComponents(host) { ... }",
+        "    error NB1610 src/app/host.tsx exports x, but no install<Name>HostComponents function",
+        "    hint: add to the UI entry: export function installAcmeWidgetsHostComponents(host) { ... }",
     ]
 
 
@@ -130,7 +130,7 @@ def replace(path: Path, text: str) -> None:
 
 
 def _watch_session(root: Path, lines: Lines) -> None:
-    assert re.fullmatch(r"\[\d\d:\d\d:\d\d\] ok: host\.js, 2 shared imports in \d+ ms", lines.next())
+    assert re.fullmatch(r"\[\d\d:\d\d:\d\d\] ok \(development\): host\.js, 2 shared imports in \d+ ms", lines.next())
     assert lines.next().startswith("watching ")
     good = snapshot(root / "dist")
 
@@ -142,7 +142,7 @@ def _watch_session(root: Path, lines: Lines) -> None:
     assert snapshot(root / "dist") == good
 
     replace(root / "src/app/host.tsx", HOST_TSX + "export const fixed = 2;\n")
-    assert " ok: " in lines.next()
+    assert " ok (development): " in lines.next()
     assert "fixed" in (root / "dist/app/host.js").read_text()
 
 

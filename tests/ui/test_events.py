@@ -61,7 +61,7 @@ def test_a_subject_without_visible_is_refused_and_the_old_output_kept(tmp_path, 
     (root / "src/events/report.ts").write_text('export const subject = "report";\n')
     with pytest.raises(DiagnosedError) as err:
         compile_(root, esbuild)
-    assert codes(err.value) == [("NB1913", "src/events/report.ts", "", None)]
+    assert codes(err.value) == [("NB1613", "src/events/report.ts", "", None)]
     assert snapshot(root / "dist") == before
 
 
@@ -69,7 +69,7 @@ def test_a_declared_subject_needs_its_source(tmp_path, esbuild):
     root = make(tmp_path, {})
     with pytest.raises(DiagnosedError) as err:
         compile_(root, esbuild)
-    assert codes(err.value) == [("NB1914", "package.json", "/neuralis/events/0/subject", 9)]
+    assert codes(err.value) == [("NB0706", "package.json", "/neuralis/events/0/subject", 9)]
 
 
 def test_nothing_to_compile(tmp_path, esbuild):

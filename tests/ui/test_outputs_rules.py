@@ -8,7 +8,7 @@ from neuralis_build.check import check_path
 from neuralis_build.hostprofile import HostProfile
 from tests.ui.ui_helpers import build_file_tree, link_package
 
-GOOD_JS = 'import "react";\nexport { i as installAcmeHostComponents };\n'
+GOOD_JS = 'import "react";\nfunction i() {}\nexport { i as installAcmeHostComponents };\n'
 RECORD = {"hostApiVersion": "1", "reactMajor": 19, "sharedImports": ["react"]}
 EVENT_JS = 'var subject = "report";\nfunction visible() { return true; }\nexport {\n  subject,\n  visible\n};\n'
 EVENTS = [{"id": "report.failed", "title": "Report failed", "subject": "report"}]

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.ui.record import judge_module, module_exports, parse_record
+from neuralis_build.ui.analyze import read_modules
+from neuralis_build.ui.record import judge_module, parse_record
 from tests.ui.ui_helpers import build_file_tree
 
 HOST = default_host_profile()
@@ -51,16 +52,20 @@ def test_null_react_major_is_well_formed():
     assert problems == [] and record is not None and record.react_major is None
 
 
-def test_module_exports_reads_esbuild_and_hand_written_modules():
-    assert module_exports(GOOD_JS) == {"installAcmeHostComponents"}
-    assert module_exports("export{a as installXHostComponents,b as y};") == {"installXHostComponents", "y"}
+def test_exports_are_read_by_esbuild_not_by_pattern(tmp_path, esbuild):
     text = (
         "// export function fake() {}\n"
         'const s = "export const alsoFake = 1";\n'
-        "export async function installYHostComponents() {}\n"
+        "const re = /\\//g;\n"
+        "export async function installYHostComponents() { return [s, re]; }\n"
         "export const subject = 'x';\nexport class K {}\nexport default 1;\n"
     )
-    assert module_exports(text) == {"installYHostComponents", "subject", "K", "default"}
+    build_file_tree(tmp_path, {"a.js": GOOD_JS, "b.js": text, "c.js": "export const = ;\n"})
+    found = read_modules(tmp_path, ["a.js", "b.js", "c.js"], esbuild)
+    assert found["a.js"].exports == ("installAcmeHostComponents",)
+    assert found["a.js"].imports == (("react/jsx-runtime", "import-statement"),)
+    assert found["b.js"].exports == ("K", "default", "installYHostComponents", "subject")
+    assert found["c.js"].error == 'Expected identifier but found "=" (line 1, column 14)'
 
 
 def built(tmp_path, files):
@@ -147,10 +152,17 @@ def test_unavailable_shared_import(tmp_path):
 
 
 def test_no_install_export(tmp_path):
-    root = built(tmp_path, {"dist/app/host.js": "export { a as installer };\n"})
+    root = built(tmp_path, {"dist/app/host.js": "const a = 1;\nexport { a as installer };\n"})
     problems, verdict = judge(root)
     assert problems == [("NB1610", "dist/app/host.js", "")]
-    assert verdict.reason == "dist/app/host.js exports no install<Name>HostComponents function"
+    assert verdict.reason == "dist/app/host.js exports installer, but no install<Name>HostComponents function"
+
+
+def test_a_file_esbuild_cannot_read(tmp_path):
+    root = built(tmp_path, {"dist/app/host.js": "export { a as installer };\n"})
+    problems, verdict = judge(root)
+    assert problems == [("NB1614", "dist/app/host.js", "")]
+    assert verdict.reason == ('dist/app/host.js cannot be read: "a" is not declared in this file (line 1, column 10)')
 
 
 def test_every_problem_is_reported(tmp_path):

@@ -20,8 +20,8 @@ export function Hello() {
   const [n] = useState(1);
   return <p className="hello">hello {n}</p>;
 }
-export function installAcmeWidgetsHostComponents(host: { register(t: string, c: unknown): void }) {
-  host.register("acme.hello", Hello);
+export function installAcmeWidgetsHostComponents(host: { registerWidget(t: string, c: unknown): void }) {
+  host.registerWidget("acme.hello", Hello);
 }
 """
 

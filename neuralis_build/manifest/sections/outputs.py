@@ -17,7 +17,6 @@ from neuralis_build.trust import at_least
 
 NB1603 = code("NB1603", "module-css-undeclared", "the build emitted a stylesheet that app.module does not declare")
 NB1612 = code("NB1612", "event-output-missing", "a declared event subject has not been compiled to dist/src/events/")
-NB1613 = code("NB1613", "event-output-exports", "a compiled event subject does not export subject and visible")
 
 MODULE = "/neuralis/app/module"
 REBUILD = "build it: neuralis-build ui (npm run build:ui)"
@@ -43,7 +42,7 @@ def _module_outputs(block: dict[str, Any], c: Checker) -> None:
     host = c.host or default_host_profile()
     installed = installed_ui_packages(package.root, exclude=package.name)
     available = set(host.shared_modules) | {pid for pkg in installed.values() for pid in pkg.provides}
-    verdict = judge_module(package.root, module, host, available)
+    verdict = judge_module(package.root, module, host, available, package_id=package.id)
     for p in verdict.problems:
         # What other packages publish depends on what is installed here; the image build decides.
         severity: Severity = "warning" if p.code is NB1609 else "error"
@@ -69,7 +68,8 @@ def _undeclared_css(root: Path, module: dict[str, Any], c: Checker) -> None:
 
 def _event_outputs(block: dict[str, Any], c: Checker) -> None:
     """Each declared event subject must be compiled to dist/src/events/<subject>.js with its exports."""
-    from neuralis_build.ui.record import module_exports
+    from neuralis_build.ui.analyze import read_modules
+    from neuralis_build.ui.record import NB1613, NB1614, event_exports_problem
 
     events = block.get("events")
     package = c.package
@@ -78,6 +78,7 @@ def _event_outputs(block: dict[str, Any], c: Checker) -> None:
     if c.is_dropped("/neuralis/events"):
         return
     seen: set[str] = set()
+    built: list[str] = []
     for i, event in enumerate(events):
         subject = event.get("subject") if isinstance(event, dict) else None
         pointer = f"/neuralis/events/{i}/subject"
@@ -89,20 +90,18 @@ def _event_outputs(block: dict[str, Any], c: Checker) -> None:
         if subject not in package.contract.of("event"):
             continue  # no source to compile: the events rules report the missing file
         rel = f"dist/src/events/{subject}.js"
-        out = package.root / rel
-        if not out.is_file():
+        if (package.root / rel).is_file():
+            built.append(rel)
+        else:
             c.error(NB1612, pointer, f'event subject "{subject}" has not been compiled to {rel}', REBUILD)
+    for rel, module in read_modules(package.root, built).items():
+        subject = rel[len("dist/src/events/") : -len(".js")]
+        if module.error is not None:
+            c.diags.error(NB1614, "", f"{rel} cannot be read: {module.error}", REBUILD, file=rel)
             continue
-        names = module_exports(out.read_text("utf-8", errors="replace"))
-        missing = [n for n in ("subject", "visible") if n not in names]
-        if missing:
-            c.diags.error(
-                NB1613,
-                "",
-                f"{rel} does not export {' and '.join(missing)}; without visible every event is dropped",
-                f"export them from src/events/{subject}.ts, then {REBUILD}",
-                file=rel,
-            )
+        problem = event_exports_problem(rel, f"src/events/{subject}.ts", module.exports)
+        if problem is not None:
+            c.diags.error(NB1613, "", problem[0], f"{problem[1]}, then {REBUILD}", file=rel)
 
 
 SECTION = Section(name="outputs", fields={}, rules=(_module_outputs, _event_outputs))

@@ -1,12 +1,5 @@
-// Types for the modules the host hands this UI module at run time (never bundled).
-
-declare module "@neuralis/client" {
-  export interface NeuralisTheme {
-    mode: "light" | "dark";
-    accent: string;
-  }
-  export function useNeuralisTheme(): NeuralisTheme;
-}
+// Types of the module @acme/charts publishes to other first-party UI modules (never bundled here).
+// The host API and @neuralis/client come from neuralis-client.d.ts, which neuralis-build ships.
 
 declare module "@acme/charts/app/charts" {
   import type { ReactElement } from "react";

@@ -1,0 +1,87 @@
+"""`neuralis-build dev`: serve a host-like page of the package on 127.0.0.1 that renders every surface, live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from neuralis_build.cli import common
+
+if TYPE_CHECKING:
+    from neuralis_build.dev.state import BuildReport
+
+
+def report_line(report: BuildReport) -> str:
+    """One build of the dev loop on one line: what it did, or the first error and that the last page stays."""
+    import time
+
+    stamp = time.strftime("%H:%M:%S")
+    changed = (
+        f" ({', '.join(report.changed[:3])}{', ...' if len(report.changed) > 3 else ''})" if report.changed else ""
+    )
+    if report.ok and not report.changed:
+        return f"[{stamp}] built in {report.seconds * 1000:.0f} ms"
+    if report.ok:
+        return f"[{stamp}] ok in {report.seconds * 1000:.0f} ms{changed}: the page reloads"
+    detail = report.message or "failed"
+    if report.errors:
+        first = report.errors[0]
+        where = first.file + (f":{first.line}:{first.column}" if first.line is not None else "")
+        more = f" (+{len(report.errors) - 1} more)" if len(report.errors) > 1 else ""
+        detail = f"{where}: {first.code} {first.message}{more}"
+    return f"[{stamp}] failed{changed}: {detail}; the page keeps the last good build"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to ``app``; heavy imports stay inside the command body."""
+
+    @app.command()
+    def dev(
+        path: Annotated[Path, typer.Argument(help="The package folder (default: the current folder).")] = Path("."),
+        port: Annotated[int, typer.Option("--port", help="The port on 127.0.0.1 (0 picks a free one).")] = 0,
+        host: Annotated[Path | None, typer.Option("--host", help="A host profile JSON file.")] = None,
+        trust: Annotated[
+            common.TrustOption,
+            typer.Option(
+                "--trust",
+                envvar="NEURALIS_TRUST",
+                case_sensitive=False,
+                help="The tier the page judges the package at (default first-party).",
+            ),
+        ] = common.TrustOption.first_party,
+        open_: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
+    ) -> None:
+        """Serve a host-like page on 127.0.0.1 that renders every surface, rebuilt and reloaded on each change."""
+        from neuralis_build.dev.run import run_dev
+        from neuralis_build.dev.session import DevOptions
+        from neuralis_build.hostprofile import load_host_profile
+
+        if not 0 <= port <= 65535:
+            raise typer.BadParameter("a port is 0 to 65535", param_hint="--port")
+        options = DevOptions(path, load_host_profile(host), trust.value, port)
+
+        def ready(url: str) -> None:
+            print(f"neuralis-build dev: serving {path} at {url} (Ctrl-C stops)", flush=True)
+            if open_:
+                import webbrowser
+
+                webbrowser.open(url)
+
+        def report(result: BuildReport) -> None:
+            print(report_line(result), flush=True)
+
+        import signal
+
+        def terminate(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt  # `kill` ends the session as cleanly as Ctrl-C
+
+        previous = signal.signal(signal.SIGTERM, terminate)
+        try:
+            run_dev(options, on_ready=ready, on_report=report)
+        except KeyboardInterrupt:
+            pass  # Ctrl-C is how a dev session ends, even in the middle of a rebuild
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        print("neuralis-build dev: stopped", flush=True)

@@ -1,0 +1,80 @@
+"""The dev loop: build once, serve the page, then rebuild and refresh on every change until stopped."""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from neuralis_build.dev.server import DevApp, start_server
+from neuralis_build.dev.session import DevOptions, DevSession
+from neuralis_build.dev.state import BuildReport, DevState
+from neuralis_build.errors import UsageError
+from neuralis_build.hostpage.vendor import build_shared_modules, find_react
+from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
+
+
+def run_dev(
+    options: DevOptions,
+    *,
+    on_ready: Callable[[str], None],
+    on_report: Callable[[BuildReport], None],
+    stop_event: threading.Event | None = None,
+    esbuild: EsbuildRunner | None = None,
+    debounce_ms: int = 80,
+) -> None:
+    """Serve the package's host page at 127.0.0.1:``options.port`` until Ctrl-C or ``stop_event``.
+
+    ``on_ready(url)`` is called once the page is served and the watcher is live; ``on_report`` after
+    every build. The server, the live connections and the shared modules' folder end with the call.
+    """
+    import logging
+
+    import watchfiles
+
+    logging.getLogger("watchfiles").setLevel(logging.ERROR)  # its "stopping watch" on Ctrl-C is ours to say
+    root = options.path.resolve()
+    if not root.is_dir():
+        raise UsageError(f"{options.path}: not a folder", hint="pass the package folder (the one with package.json)")
+    runner = esbuild or find_esbuild(root)
+    state = DevState()
+    session = DevSession(options, state, runner)
+    with tempfile.TemporaryDirectory(prefix="neuralis-dev-") as tmp:
+        react = find_react(root, options.host)
+        shared = build_shared_modules(Path(tmp) / "vendor", react, mode="development", esbuild=runner)
+        on_report(session.refresh())
+        app = DevApp(state, shared, options.host, options.trust, session.publish)
+        try:
+            server, thread = start_server(options.port, app)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot listen on 127.0.0.1:{options.port}: {exc.strerror}", hint="pick another --port, or 0 for any"
+            ) from None
+        try:
+            watch_filter = watchfiles.DefaultFilter(ignore_paths=[str(root / "dist")])
+            ready = False
+            for changes in watchfiles.watch(
+                root,
+                watch_filter=watch_filter,
+                debounce=debounce_ms,
+                step=20,
+                stop_event=stop_event,
+                rust_timeout=250,
+                yield_on_timeout=True,
+                raise_interrupt=False,
+            ):
+                if not ready:
+                    ready = True
+                    on_ready(server.url)
+                if not changes:
+                    continue
+                changed = sorted(
+                    {Path(p).relative_to(root).as_posix() for _, p in changes if Path(p).is_relative_to(root)}
+                )
+                on_report(session.refresh(changed))
+        finally:
+            state.stop()
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=10)

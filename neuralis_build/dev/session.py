@@ -1,0 +1,182 @@
+"""One dev session: rebuild the package (the `ui` build: UI module, events), judge it, update the state.
+
+The build is `neuralis-build ui`'s own (``ui.run.build_package``); a package with nothing to build
+(iframe surfaces only) is judged as it is. The page is judged with the packages that ship UI modules
+in its node_modules (the providers of the ids it imports), as the host would load them together.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from neuralis_build.check import check_package
+from neuralis_build.dev.state import BuildReport, DevState
+from neuralis_build.diagnostics import Diagnostic
+from neuralis_build.errors import DiagnosedError, NeuralisError, UsageError
+from neuralis_build.hostpage.model import PagePackage, judge_packages
+from neuralis_build.hostprofile import HostProfile
+from neuralis_build.package import Package, load_package
+from neuralis_build.trust import Trust
+from neuralis_build.ui.esbuild import EsbuildRunner
+from neuralis_build.ui.events import has_sources
+from neuralis_build.ui.resolve import installed_ui_packages
+from neuralis_build.ui.run import BuildOptions, build_package, wants_ui
+
+
+@dataclass(frozen=True)
+class DevOptions:
+    """The knobs of `neuralis-build dev`."""
+
+    path: Path
+    host: HostProfile
+    trust: Trust = "first-party"
+    port: int = 0
+
+
+def _errors(exc: NeuralisError) -> tuple[Diagnostic, ...]:
+    if isinstance(exc, DiagnosedError):
+        return tuple(d for d in exc.diagnostics if d.severity == "error") or tuple(exc.diagnostics)
+    return ()
+
+
+def code_frame(root: Path, errors: Sequence[Diagnostic]) -> str | None:
+    """The lines around the first located error (as Vite's overlay shows them), or None."""
+    first = next((d for d in errors if d.line is not None), None)
+    if first is None or first.line is None:
+        return None
+    path = (root / first.file).resolve()
+    if not path.is_relative_to(root) or not path.is_file():
+        return None
+    try:
+        lines = path.read_text("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    out = []
+    for n in range(max(1, first.line - 2), min(len(lines), first.line + 2) + 1):
+        out.append(f"{'>' if n == first.line else ' '} {n:>4} | {lines[n - 1]}")
+        if n == first.line and first.column:
+            out.append(f"       | {' ' * (first.column - 1)}^")
+    return "\n".join(out)
+
+
+def sample(schema: Any) -> Any:
+    """A small value that a (simple) JSON Schema admits, to prefill the test-event form."""
+    if not isinstance(schema, Mapping):
+        return None
+    if "const" in schema:
+        return schema["const"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties")
+        listed = schema.get("required")
+        required = listed if isinstance(listed, list) else []
+        # data.title and data.nav shape the notification row: left out unless required, the author adds them.
+        items = props.items() if isinstance(props, Mapping) else []
+        return {k: sample(v) for k, v in items if k not in ("title", "nav") or k in required}
+    if kind == "string":
+        limit = schema.get("maxLength")
+        text = "r-1"
+        return text[:limit] if isinstance(limit, int) else text
+    if kind in ("number", "integer"):
+        low = schema.get("minimum")
+        return low if isinstance(low, int | float) else 1
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        return []
+    return None
+
+
+def events_of(package: Package, effective: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The events the host honours (the effective block's) with what the test-event form needs."""
+    events = effective.get("events") if isinstance(effective, Mapping) else None
+    found = []
+    for event in events if isinstance(events, list) else []:
+        if not isinstance(event, dict) or not isinstance(event.get("id"), str):
+            continue
+        subject = event.get("subject") if isinstance(event.get("subject"), str) else None
+        found.append(
+            {
+                "id": event["id"],
+                "title": event.get("title"),
+                "subject": subject,
+                "source": subject is not None and (package.root / f"src/events/{subject}.ts").is_file(),
+                "compiled": subject is not None and (package.root / f"dist/src/events/{subject}.js").is_file(),
+                "sample": sample(event.get("dataSchema")),
+            }
+        )
+    return found
+
+
+class DevSession:
+    """Refreshes the state from the package on disk: build, judge, publish to the page."""
+
+    def __init__(self, options: DevOptions, state: DevState, esbuild: EsbuildRunner | None = None) -> None:
+        self.options = options
+        self.root = options.path.resolve()
+        self.state = state
+        self.esbuild = esbuild
+        self.effective: dict[str, Any] | None = None  # the block the host loads, from the last good refresh
+        self.source: str | None = None  # the package id: the events' CloudEvents source
+
+    def publish(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """Publish a test event through the package's subject module (see ``dev.publish``)."""
+        from neuralis_build.dev.publish import publish_test_event
+
+        source = self.source or self.root.name
+        return publish_test_event(self.root, self.effective, request, self.options.trust, source).to_json()
+
+    def _providers(self, package: Package) -> list[Package]:
+        found = []
+        for ui in installed_ui_packages(self.root, exclude=package.name).values():
+            try:
+                found.append(load_package(ui.root))
+            except NeuralisError:
+                continue  # a provider that cannot be read publishes nothing: the consumer is told by its verdict
+        return found
+
+    def refresh(self, changed: Sequence[str] = ()) -> BuildReport:
+        """Rebuild and re-judge; a failure keeps the last good page and shows the error."""
+        started = time.perf_counter()
+        changed = tuple(changed)
+        try:
+            package = load_package(self.root)
+        except DiagnosedError as exc:
+            errors = _errors(exc)
+            frame = code_frame(self.root, errors)
+            report = BuildReport(False, changed, time.perf_counter() - started, exc.message, errors, frame=frame)
+            self.state.failed(report, exc.diagnostics)
+            return report
+        outputs: tuple[str, ...] = ()
+        if wants_ui(package, None) or has_sources(package):
+            try:
+                built = build_package(package, BuildOptions(self.options.host), self.esbuild)
+            except UsageError:
+                raise  # esbuild vanished, the folder is gone: the session cannot go on
+            except NeuralisError as exc:
+                errors = _errors(exc)
+                seconds = time.perf_counter() - started
+                report = BuildReport(False, changed, seconds, exc.message, errors, frame=code_frame(self.root, errors))
+                result = check_package(package, self.options.trust, self.options.host)
+                self.state.failed(report, result.diagnostics)
+                return report
+            outputs = (*(built.ui.outputs if built.ui else ()), *(built.events.outputs if built.events else ()))
+            package = load_package(self.root)  # read again: the build wrote what check looks at
+        # The providers are builtins the host loads from its dependencies: first-party, whatever --trust says.
+        providers = self._providers(package)
+        first: Trust = "first-party"
+        tiers = [*([first] * len(providers)), self.options.trust]
+        pages = judge_packages([*providers, package], self.options.host, tiers)
+        primary: PagePackage = pages[-1]
+        effective = check_package(package, self.options.trust, self.options.host).effective
+        self.effective = effective
+        self.source = package.id
+        report = BuildReport(True, changed, time.perf_counter() - started, None, (), tuple(sorted(outputs)))
+        self.state.good(pages, primary.name, report, primary.diagnostics, events_of(package, effective))
+        return report

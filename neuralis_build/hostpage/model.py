@@ -1,0 +1,313 @@
+"""What the host page shows for a set of packages: each one judged as the host would, and its surfaces.
+
+The judging is the toolchain's own: ``check`` at the page's trust tier (its effective block, the one
+the host loads after drops), ``judge_module`` for the UI module against the host profile and the ids
+the page's packages publish. A surface the host could not draw carries the reason in ``refused``;
+the page shows the host's "cannot be rendered" placeholder with it. What only the browser can find
+(no install function at run time, no component registered) the page's script adds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from neuralis_build.check import CheckResult, check_package
+from neuralis_build.diagnostics import Diagnostic
+from neuralis_build.hostprofile import HostProfile
+from neuralis_build.package import Package
+from neuralis_build.trust import Trust
+
+MODULE_TREE = "dist/app"
+PACKAGE_PREFIX = "/pkg/"
+
+
+@dataclass(frozen=True)
+class ServedTree:
+    """One tree the host serves from a package: a folder, or one file of it (a self-contained entry)."""
+
+    folder: str  # package-relative, no trailing slash
+    only: str | None = None  # the one file served from it, package-relative
+
+
+@dataclass(frozen=True)
+class PageSurface:
+    """A declared surface as the page shows it: how it draws, where from, or why it cannot."""
+
+    kind: str
+    id: str
+    title: str
+    renderer: str | None  # "react", "iframe", or None for a dock entry
+    surface: Mapping[str, Any]
+    src: str | None = None  # an iframe's URL on the page
+    asset_mode: str | None = None
+    opens: str | None = None  # a dock entry's widget type
+    refused: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "title": self.title,
+            "renderer": self.renderer,
+            "surface": dict(self.surface),
+            "src": self.src,
+            "assetMode": self.asset_mode,
+            "opens": self.opens,
+            "refused": self.refused,
+        }
+
+
+@dataclass(frozen=True)
+class PageModule:
+    """A package's UI module on the page: the URLs the host derives, the ids it publishes, the verdict."""
+
+    entry: str
+    url: str
+    css_url: str | None
+    provides: tuple[str, ...]
+    refused: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "entry": self.entry,
+            "url": self.url,
+            "cssUrl": self.css_url,
+            "provides": list(self.provides),
+            "refused": self.refused,
+        }
+
+
+@dataclass(frozen=True)
+class PagePackage:
+    """One package on the page: names, where its files are served, its verdicts and surfaces."""
+
+    name: str
+    id: str
+    title: str
+    root: Path
+    base: str  # URL prefix of its served trees, "/pkg/<slug>/"
+    trust: Trust
+    diagnostics: tuple[Diagnostic, ...]
+    refused: str | None  # the host would refuse the whole package (check errors)
+    module: PageModule | None
+    surfaces: tuple[PageSurface, ...]
+    trees: tuple[ServedTree, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "id": self.id,
+            "title": self.title,
+            "base": self.base,
+            "trust": self.trust,
+            "refused": self.refused,
+            "module": self.module.to_json() if self.module else None,
+            "surfaces": [s.to_json() for s in self.surfaces],
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
+
+
+def slug_of(name: str, taken: set[str]) -> str:
+    """A URL segment for a package name (``@acme/reports`` → ``acme-reports``), unique on the page."""
+    base = re.sub(r"[^a-z0-9._-]+", "-", name.lower().lstrip("@")).strip("-") or "package"
+    slug, n = base, 2
+    while slug in taken:
+        slug, n = f"{base}-{n}", n + 1
+    taken.add(slug)
+    return slug
+
+
+def _module_block(block: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    app = block.get("app") if isinstance(block, Mapping) else None
+    module = app.get("module") if isinstance(app, dict) else None
+    return module if isinstance(module, dict) else None
+
+
+def _surfaces(block: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    app = block.get("app") if isinstance(block, Mapping) else None
+    found = app.get("surfaces") if isinstance(app, dict) else None
+    return [s for s in found if isinstance(s, dict)] if isinstance(found, list) else []
+
+
+def _clean(rel: Any) -> str | None:
+    if not isinstance(rel, str):
+        return None
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or ".." in pure.parts or "\\" in rel:
+        return None
+    text = pure.as_posix()
+    return None if text in ("", ".") else text
+
+
+@dataclass
+class _Judged:
+    package: Package
+    result: CheckResult
+    slug: str
+    declared_module: dict[str, Any] | None
+    module: dict[str, Any] | None  # the effective block's module (None when dropped at this trust)
+
+
+def _module_refusal(j: _Judged, host: HostProfile, available: set[str]) -> str | None:
+    from neuralis_build.image.judge import judge_module
+
+    if j.declared_module is None:
+        return None
+    if j.module is None:
+        return f"app.module is honored for first-party packages only, and this package is {j.result.trust}"
+    verdict = judge_module(j.package.root, j.module, host, available)
+    return verdict.reason
+
+
+def judge_packages(packages: Sequence[Package], host: HostProfile, trust: Trust | Sequence[Trust]) -> list[PagePackage]:
+    """Judge every package as the host would load them together, and lay out its surfaces for the page.
+
+    ``trust`` is one tier for every package, or one tier per package (in the same order).
+    """
+    from neuralis_build.image.judge import module_verdict_codes
+
+    tiers = [trust] * len(packages) if isinstance(trust, str) else list(trust)
+    if len(tiers) != len(packages):
+        raise ValueError("judge_packages: one trust tier per package")
+    taken: set[str] = set()
+    judged: list[_Judged] = []
+    for package, tier in zip(packages, tiers, strict=True):
+        result = check_package(package, tier, host)
+        slug = slug_of(package.name or package.root.name, taken)
+        judged.append(_Judged(package, result, slug, _module_block(package.block), _module_block(result.effective)))
+
+    # The ids a module may read: the host's, and those of every module the host accepts (to a fixed point,
+    # since a refused module's ids are never declared).
+    accepted = {id(j) for j in judged if j.module is not None}
+    while True:
+        available = set(host.shared_modules)
+        for j in judged:
+            if id(j) in accepted and j.module is not None:
+                available.update(_provides(j))
+        still = {id(j) for j in judged if id(j) in accepted and _module_refusal(j, host, available) is None}
+        if still == accepted:
+            break
+        accepted = still
+
+    ignored = module_verdict_codes()
+    pages = []
+    for j in judged:
+        errors = [d for d in j.result.diagnostics if d.severity == "error" and d.code not in ignored]
+        refused = None
+        if errors:
+            first = errors[0]
+            more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+            refused = f"the host refuses the package: {first.code} {first.message}{more}"
+        pages.append(_page_package(j, host, available, refused))
+    return pages
+
+
+def _provides(j: _Judged) -> list[str]:
+    ids = j.module.get("provides") if j.module else None
+    name = j.package.name or ""
+    return [p for p in ids if isinstance(p, str) and p.startswith(name + "/")] if isinstance(ids, list) else []
+
+
+def _page_package(j: _Judged, host: HostProfile, available: set[str], refused: str | None) -> PagePackage:
+    package = j.package
+    base = f"{PACKAGE_PREFIX}{j.slug}/"
+    trees: list[ServedTree] = []
+    module = None
+    if j.declared_module is not None:
+        entry = _clean(j.declared_module.get("entry")) or "dist/app/host.js"
+        css = _clean(j.declared_module.get("css"))
+        reason = _module_refusal(j, host, available)
+        module = PageModule(entry, base + entry, base + css if css else None, tuple(_provides(j)), reason)
+        if j.module is not None:
+            trees.append(ServedTree(MODULE_TREE))
+    surfaces = []
+    for raw in _surfaces(package.block):
+        surface, tree = _page_surface(raw, base, module)
+        surfaces.append(surface)
+        if tree is not None:
+            trees.append(tree)
+    block = package.block or {}
+    title = block.get("name") if isinstance(block.get("name"), str) else package.name or package.root.name
+    return PagePackage(
+        name=package.name or package.root.name,
+        id=package.id or package.root.name,
+        title=str(title),
+        root=package.root,
+        base=base,
+        trust=j.result.trust,
+        diagnostics=tuple(j.result.diagnostics),
+        refused=refused,
+        module=module,
+        surfaces=tuple(surfaces),
+        trees=tuple(trees),
+    )
+
+
+def _page_surface(raw: dict[str, Any], base: str, module: PageModule | None) -> tuple[PageSurface, ServedTree | None]:
+    kind = str(raw.get("kind"))
+    sid = str(raw.get("id"))
+    if kind == "dock":
+        action = raw.get("action")
+        opens = action.get("widget") if isinstance(action, dict) else None
+        label = raw.get("label")
+        return PageSurface(kind, sid, str(label or sid), None, raw, opens=str(opens) if opens else None), None
+    block = raw.get("component" if kind == "widget" else "render")
+    renderer = block.get("renderer") if isinstance(block, dict) else None
+    title = str(raw.get("title") or raw.get("type") or sid)
+    if renderer == "react":
+        why: str | None = None
+        if module is None:
+            why = f"this {kind} draws with React, but the package declares no app.module"
+        elif module.refused:
+            why = f"the UI module was refused: {module.refused}"
+        return PageSurface(kind, sid, title, "react", raw, refused=why), None
+    if renderer != "iframe" or not isinstance(block, dict):
+        return PageSurface(kind, sid, title, None, raw, refused=f"unknown renderer {renderer!r}"), None
+    surface_id = raw.get("type") if kind == "widget" else raw.get("id")
+    root = f"app/surfaces/{kind}/{surface_id}"
+    url = _clean(block.get("url", "").removeprefix("./") if isinstance(block.get("url"), str) else None)
+    mode = str(block.get("assetMode", "self-contained"))
+    if url is None or not url.startswith(root + "/"):
+        return PageSurface(
+            kind, sid, title, "iframe", raw, asset_mode=mode, refused=f"the url is not under {root}/"
+        ), None
+    tree = ServedTree(root, url if mode == "self-contained" else None)
+    return PageSurface(kind, sid, title, "iframe", raw, src=base + url, asset_mode=mode), tree
+
+
+def served_file(package: PagePackage, rel: str) -> Path | None:
+    """The file the host serves at ``<base><rel>``, or None: only inside a served tree, no ``..``, no link out."""
+    clean = _clean(rel)
+    if clean is None:
+        return None
+    root = package.root.resolve()
+    for tree in package.trees:
+        if tree.only is not None:
+            if clean != tree.only:
+                continue
+        elif not clean.startswith(tree.folder + "/"):
+            continue
+        folder = (root / tree.folder).resolve()
+        path = (root / clean).resolve()
+        if folder.is_relative_to(root) and path.is_relative_to(folder) and path.is_file():
+            return path
+    return None
+
+
+def served_files(package: PagePackage) -> dict[str, Path]:
+    """Every file the host serves for ``package`` (package-relative path → file), for a static copy."""
+    found: dict[str, Path] = {}
+    root = package.root
+    for tree in package.trees:
+        candidates = [tree.only] if tree.only else []
+        if tree.only is None and (root / tree.folder).is_dir():
+            candidates = [p.relative_to(root).as_posix() for p in sorted((root / tree.folder).rglob("*"))]
+        for rel in candidates:
+            path = served_file(package, rel)
+            if path is not None:
+                found[rel] = path
+    return dict(sorted(found.items()))

@@ -1,0 +1,75 @@
+"""A static copy of the host page for a set of built packages: a folder any HTTP server can serve.
+
+Only what the host serves is copied: each accepted module's ``dist/app/`` tree and each iframe
+surface's served files (the entry alone for ``self-contained``, the whole root for ``bundle``), so
+a request for anything else is a 404 there too.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from neuralis_build.hostpage.model import PagePackage, judge_packages, served_files
+from neuralis_build.hostpage.page import ASSETS, DATA, PAGE_FILES, VENDOR, render_page
+from neuralis_build.hostpage.vendor import Mode, ReactSource, SharedModules, build_shared_modules, find_react
+from neuralis_build.hostprofile import HostProfile, default_host_profile
+from neuralis_build.package import load_package
+from neuralis_build.trust import Trust
+from neuralis_build.ui.esbuild import EsbuildRunner
+
+PAGE = "index.html"
+
+
+@dataclass(frozen=True)
+class HostSite:
+    """A written host page: its folder, the page's path in it, the packages as judged, the shared modules."""
+
+    folder: Path
+    packages: tuple[PagePackage, ...]
+    shared: SharedModules
+    page: str = PAGE
+
+    def url(self, origin: str) -> str:
+        """The page's URL under ``origin`` (``http://127.0.0.1:8000``)."""
+        return origin.rstrip("/") + "/" + self.page
+
+
+def write_host_site(
+    out: Path,
+    roots: Sequence[Path | str],
+    *,
+    host: HostProfile | None = None,
+    trust: Trust | Sequence[Trust] = "first-party",
+    mode: Mode = "production",
+    react: ReactSource | None = None,
+    esbuild: EsbuildRunner | None = None,
+) -> HostSite:
+    """Judge the packages at ``roots`` together (in that order) and write their host page into ``out``.
+
+    ``trust`` is one tier for all, or one per root (the page's header shows the last one).
+    ``react`` defaults to the React the last package resolves (when it fits the host), else the
+    toolchain's pinned copy. ``out`` is replaced wholesale.
+    """
+    profile = host or default_host_profile()
+    packages = [load_package(r) for r in roots]
+    judged = judge_packages(packages, profile, trust)
+    source = react or find_react(packages[-1].root if packages else Path.cwd(), profile)
+    if out.exists():
+        shutil.rmtree(out)
+    assets = out / ASSETS.strip("/")
+    shared = build_shared_modules(assets / "vendor", source, mode=mode, esbuild=esbuild)
+    for name in PAGE_FILES:
+        shutil.copyfile(DATA / name, assets / name)
+    for pkg in judged:
+        folder = out / pkg.base.strip("/")
+        for rel, path in served_files(pkg).items():
+            target = folder / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    shown: Trust = trust if isinstance(trust, str) else (trust[-1] if trust else "first-party")
+    text = render_page(judged, profile, shown, shared.import_map(VENDOR), shared.exports)
+    (out / PAGE).write_text(text, encoding="utf-8")
+    return HostSite(out, tuple(judged), shared)

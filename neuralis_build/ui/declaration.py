@@ -1,0 +1,94 @@
+"""Does package.json's app.module declare what the build emitted? (NB1908–NB1910, each hint names the line.)"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from neuralis_build.diagnostics import Code, Diagnostic, code
+from neuralis_build.package import MANIFEST, Package
+
+NB1908 = code("NB1908", "ui-module-undeclared", "package.json declares no neuralis.app.module for the built module")
+NB1909 = code("NB1909", "ui-module-entry", "app.module.entry does not name the module the build emits")
+NB1910 = code("NB1910", "ui-module-css", "app.module.css does not match whether the build emits a stylesheet")
+
+OUT_DIR = "dist/app"
+OUT_JS = f"{OUT_DIR}/host.js"
+OUT_CSS = f"{OUT_DIR}/host.css"
+MODULE = "/neuralis/app/module"
+
+
+def _module_block(package: Package) -> dict[str, Any] | None:
+    app = package.block.get("app") if package.block else None
+    module = app.get("module") if isinstance(app, dict) else None
+    return module if isinstance(module, dict) else None
+
+
+def _line(package: Package, pointer: str) -> int | None:
+    where = package.source.locate(pointer)
+    return where[0] if where else None
+
+
+def manifest_diag(package: Package, c: Code, pointer: str, message: str, hint: str) -> Diagnostic:
+    return package.locate(Diagnostic("error", c.id, MANIFEST, pointer, message, hint))
+
+
+def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
+    """The build fails when app.module does not match what it emitted; hints name the line to change."""
+    module = _module_block(package)
+    if module is None:
+        wanted = {"entry": OUT_JS, "css": OUT_CSS} if css else {"entry": OUT_JS}
+        line = _line(package, "/neuralis")
+        at = f" (line {line} of package.json)" if line else ""
+        return [
+            manifest_diag(
+                package,
+                NB1908,
+                MODULE,
+                f"package.json declares no neuralis.app.module, so the host never loads {OUT_JS}",
+                f'add "app": {{"module": {json.dumps(wanted)}}} to the neuralis block{at}',
+            )
+        ]
+    problems = []
+    entry = module.get("entry")
+    if entry != OUT_JS:
+        line = _line(package, f"{MODULE}/entry") or _line(package, MODULE)
+        problems.append(
+            manifest_diag(
+                package,
+                NB1909,
+                f"{MODULE}/entry" if "entry" in module else MODULE,
+                f"app.module.entry is {_show(entry)}, but the build emits {OUT_JS}",
+                f'set "entry": "{OUT_JS}" on line {line} of package.json',
+            )
+        )
+    declared_css = module.get("css")
+    if css and declared_css != OUT_CSS:
+        pointer = f"{MODULE}/css" if "css" in module else MODULE
+        line = _line(package, pointer)
+        action = "set" if "css" in module else "add"
+        problems.append(
+            manifest_diag(
+                package,
+                NB1910,
+                pointer,
+                f"the entry imports CSS, so the build emits {OUT_CSS}, but app.module.css is {_show(declared_css)}",
+                f'{action} "css": "{OUT_CSS}" in app.module (line {line} of package.json)',
+            )
+        )
+    elif not css and "css" in module:
+        line = _line(package, f"{MODULE}/css")
+        problems.append(
+            manifest_diag(
+                package,
+                NB1910,
+                f"{MODULE}/css",
+                f"app.module.css is {_show(declared_css)}, but the entry imports no CSS, so the build emits none",
+                f'remove the "css" line (line {line} of package.json), or import a stylesheet from the entry',
+            )
+        )
+    return problems
+
+
+def _show(value: Any) -> str:
+    return "absent" if value is None else f'"{value}"' if isinstance(value, str) else repr(value)

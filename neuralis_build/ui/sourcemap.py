@@ -1,0 +1,188 @@
+"""Source maps (v3) as esbuild writes them: look a generated position up, and edit a file without losing its map.
+
+The build rewrites a few spans of esbuild's output after the fact (asset URLs, scoped CSS-module
+names); each edit shifts the columns after it on its line, so ``apply_edits`` moves the map's
+segments with the text. esbuild escapes non-ASCII output by default, so a column is a character.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_VALUE = {c: i for i, c in enumerate(_B64)}
+
+Segment = list[int]  # [generated column, source, source line, source column(, name)] (absolute values)
+
+
+_DECODED: dict[str, list[int]] = {}
+_ENCODED: dict[int, str] = {}
+
+
+def _decode_vlq(text: str) -> list[int]:
+    cached = _DECODED.get(text)
+    if cached is not None:  # a big map repeats few distinct segments: decode each once
+        return cached
+    values: list[int] = []
+    value = shift = 0
+    for ch in text:
+        digit = _VALUE[ch]
+        value += (digit & 31) << shift
+        if digit & 32:
+            shift += 5
+            continue
+        values.append(-(value >> 1) if value & 1 else value >> 1)
+        value = shift = 0
+    _DECODED[text] = values
+    return values
+
+
+def _encode_vlq(value: int) -> str:
+    cached = _ENCODED.get(value)
+    if cached is not None:
+        return cached
+    v = (-value << 1) | 1 if value < 0 else value << 1
+    out = ""
+    while True:
+        digit = v & 31
+        v >>= 5
+        out += _B64[digit | (32 if v else 0)]
+        if not v:
+            _ENCODED[value] = out
+            return out
+
+
+def decode(mappings: str) -> list[list[Segment]]:
+    """Every generated line's segments with absolute (not delta) values."""
+    lines: list[list[Segment]] = []
+    state = [0, 0, 0, 0, 0]  # source, line, column, name carry over lines; the generated column does not
+    for raw in mappings.split(";"):
+        col = 0
+        segments: list[Segment] = []
+        for part in raw.split(",") if raw else ():
+            fields = _decode_vlq(part)
+            col += fields[0]
+            seg = [col]
+            for i, delta in enumerate(fields[1:]):
+                state[i] += delta
+                seg.append(state[i])
+            segments.append(seg)
+        lines.append(segments)
+    return lines
+
+
+def encode(lines: Sequence[Sequence[Segment]]) -> str:
+    """The mappings string of absolute segments (the inverse of ``decode``)."""
+    state = [0, 0, 0, 0, 0]
+    out = []
+    for segments in lines:
+        col = 0
+        parts = []
+        for seg in segments:
+            text = _encode_vlq(seg[0] - col)
+            col = seg[0]
+            for i, value in enumerate(seg[1:]):
+                text += _encode_vlq(value - state[i])
+                state[i] = value
+            parts.append(text)
+        out.append(",".join(parts))
+    return ";".join(out)
+
+
+class Origin(NamedTuple):
+    """Where a generated position came from: the source path as the map names it, 0-based line and column."""
+
+    source: str
+    line: int
+    column: int
+    name: str | None
+
+
+class SourceMap:
+    """A parsed map: its sources and names, and decoded segments per generated line."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.sources: list[str] = list(data.get("sources", []))
+        self.names: list[str] = list(data.get("names", []))
+        self.lines = decode(data.get("mappings", ""))
+
+    def origin(self, line: int, column: int) -> Origin | None:
+        """The segment covering 0-based ``line``/``column`` (the last one that starts at or before it)."""
+        if line >= len(self.lines):
+            return None
+        found = None
+        for seg in self.lines[line]:
+            if seg[0] > column:
+                break
+            found = seg
+        if found is None or len(found) < 4:
+            return None
+        name = self.names[found[4]] if len(found) > 4 else None
+        return Origin(self.sources[found[1]], found[2], found[3], name)
+
+    def named(self) -> Iterable[tuple[int, int, str]]:
+        """(line, column, original name) of every segment that carries a name."""
+        for line, segments in enumerate(self.lines):
+            for seg in segments:
+                if len(seg) > 4:
+                    yield line, seg[0], self.names[seg[4]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.data, "mappings": encode(self.lines)}
+
+
+class Edit(NamedTuple):
+    """Replace ``text[start:end]`` with ``new`` (offsets into the whole file; never across a line break)."""
+
+    start: int
+    end: int
+    new: str
+
+
+def line_starts(text: str) -> list[int]:
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def position(starts: Sequence[int], offset: int) -> tuple[int, int]:
+    """0-based (line, column) of a character offset."""
+    import bisect
+
+    line = bisect.bisect_right(starts, offset) - 1
+    return line, offset - starts[line]
+
+
+def prepend_lines(text: str, lines: str, smap: SourceMap | None = None) -> str:
+    """``lines`` (ending in a newline) put before ``text``; the map's lines move down with it."""
+    if smap is not None:
+        smap.lines[:0] = [[] for _ in range(lines.count("\n"))]
+    return lines + text
+
+
+def apply_edits(text: str, edits: Iterable[Edit], smap: SourceMap | None = None) -> str:
+    """``text`` with every edit applied; the map's segments after each edit move with the text."""
+    ordered = sorted(edits)
+    if not ordered:
+        return text
+    starts = line_starts(text) if smap is not None else []
+    pieces = []
+    last = 0
+    for edit in ordered:
+        pieces += [text[last : edit.start], edit.new]
+        last = edit.end
+    pieces.append(text[last:])
+    if smap is not None:
+        for edit in reversed(ordered):  # from the right, so earlier columns stay valid
+            line, col = position(starts, edit.start)
+            delta = len(edit.new) - (edit.end - edit.start)
+            if delta and line < len(smap.lines):
+                for seg in smap.lines[line]:
+                    if seg[0] > col:
+                        seg[0] += delta
+    return "".join(pieces)

@@ -1,0 +1,164 @@
+"""The UI build's handling of what real packages bring: NODE_ENV, environment reads, tsconfig layouts,
+unknown assets, leftovers of killed builds, full disks, and a refusal that must write nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from neuralis_build.errors import DiagnosedError
+from neuralis_build.hostprofile import default_host_profile
+from neuralis_build.package import load_package
+from neuralis_build.ui.record import INSTALL_EXPORT, install_function
+from neuralis_build.ui.run import BuildOptions, build_package
+from tests.ui.ui_helpers import HOST_TSX, codes, snapshot, ui_manifest
+
+pytestmark = pytest.mark.e2e
+
+CLI = str(Path(sys.executable).parent / "neuralis-build")
+MODE_TSX = HOST_TSX + "export const mode = [process.env.NODE_ENV, import.meta.env.MODE, import.meta.env.DEV];\n"
+
+
+def test_the_shipped_build_is_production_and_watch_builds_are_development(make_pkg, build):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": MODE_TSX})
+    assert build(root).mode == "production"
+    assert '["production", "production", false]' in (root / "dist/app/host.js").read_text()
+    assert build(root, mode="development").mode == "development"
+    assert '["development", "development", true]' in (root / "dist/app/host.js").read_text()
+
+
+def test_an_environment_read_in_own_code_is_refused_at_its_line(make_pkg, build):
+    root = make_pkg(
+        {
+            "package.json": ui_manifest(),
+            "src/app/host.tsx": HOST_TSX,
+            "src/app/config.ts": "// the API\nexport const api = process.env.API_URL;\n"
+            "export const k = import.meta.env.VITE_KEY;\n",
+        }
+    )
+    (root / "src/app/host.tsx").write_text('export { api, k } from "./config";\n' + HOST_TSX)
+    with pytest.raises(DiagnosedError) as err:
+        build(root)
+    found = [(d.severity, d.code, d.file, d.line, d.column) for d in err.value.diagnostics]
+    assert found == [("error", "NB1915", "src/app/config.ts", 2, 20), ("error", "NB1915", "src/app/config.ts", 3, 18)]
+    assert err.value.diagnostics[0].message == (
+        "reads process.env.API_URL, which a browser does not have: the module would throw when it loads"
+    )
+    assert not (root / "dist/app").exists()
+
+
+def test_guarded_reads_are_warnings_and_a_dependency_is_named_with_its_chain(make_pkg, build):
+    lib = {"name": "envy", "version": "1.0.0", "main": "index.js"}
+    root = make_pkg(
+        {
+            "package.json": ui_manifest(),
+            "src/app/host.tsx": 'import { debug } from "envy";\nexport const d = [debug, import.meta.env?.X];\n'
+            + HOST_TSX,
+            "node_modules/envy/package.json": lib,
+            "node_modules/envy/index.js": 'exports.debug = typeof process !== "undefined" && process.env.DEBUG;\n',
+        }
+    )
+    result = build(root, minify=True)
+    assert [(d.severity, d.code, d.file, d.line) for d in result.warnings] == [
+        ("warning", "NB1915", "node_modules/envy/index.js", 1),
+        ("warning", "NB1915", "src/app/host.tsx", 2),
+    ]
+    (root / "node_modules/envy/index.js").write_text("exports.debug = process.env.DEBUG;\n")
+    with pytest.raises(DiagnosedError) as err:
+        build(root)
+    [d] = [d for d in err.value.diagnostics if d.severity == "error"]
+    assert (d.code, d.file, d.line) == ("NB1915", "node_modules/envy/index.js", 1)
+    assert d.message.endswith("it is bundled because of envy (src/app/host.tsx → envy)")
+
+
+def test_a_solution_style_tsconfig_keeps_the_aliases_or_says_what_to_change(make_pkg, build):
+    tree = {
+        "package.json": ui_manifest(),
+        "tsconfig.json": '{\n  // as Vite writes it\n  "files": [],\n'
+        '  "references": [{ "path": "./tsconfig.app.json" },],\n}\n',
+        "tsconfig.app.json": {"compilerOptions": {"paths": {"@/*": ["./src/*"]}}, "include": ["src"]},
+        "src/lib/greet.ts": 'export const greeting = "hi";\n',
+        "src/app/host.tsx": 'import { greeting } from "@/lib/greet";\nexport const g = greeting;\n' + HOST_TSX,
+    }
+    root = make_pkg(tree)
+    build(root)
+    assert '"hi"' in (root / "dist/app/host.js").read_text()
+    (root / "tsconfig.app.json").write_text(json.dumps({"include": ["lib"]}))
+    with pytest.raises(DiagnosedError) as err:
+        build(root)
+    assert codes(err.value) == [("NB1916", "tsconfig.json", "/references", None)]
+    assert err.value.diagnostics[0].hint.startswith('add "src" to "include" of tsconfig.app.json')
+
+
+def test_an_asset_type_without_a_loader_gets_an_actionable_hint(make_pkg, build):
+    root = make_pkg(
+        {
+            "package.json": ui_manifest(),
+            "src/app/host.tsx": 'import data from "./table.xyz";\nexport const d = data;\n' + HOST_TSX,
+            "src/app/table.xyz": "1,2\n",
+        }
+    )
+    with pytest.raises(DiagnosedError) as err:
+        build(root)
+    [d] = err.value.diagnostics
+    assert (d.code, d.file, d.line) == ("NB1900", "src/app/host.tsx", 1)
+    assert "fix the source" not in d.hint and ".woff2" in d.hint and "convert it" in d.hint
+
+
+def test_the_install_hint_uses_the_scaffolds_spelling():
+    assert install_function("3d-charts") == "installPkg3dChartsHostComponents"
+    assert INSTALL_EXPORT.match(install_function("3d-charts"))
+    assert install_function("@acme/myReports") == "installAcmeMyreportsHostComponents"
+
+
+def test_a_missing_event_source_writes_nothing(make_pkg, esbuild):
+    manifest = ui_manifest()
+    manifest["neuralis"]["events"] = [{"id": "report.failed", "title": "Failed", "subject": "report"}]
+    root = make_pkg({"package.json": manifest, "src/app/host.tsx": HOST_TSX})
+    options = BuildOptions(default_host_profile())
+    with pytest.raises(DiagnosedError) as err:
+        build_package(load_package(root), options, esbuild)
+    assert codes(err.value) == [("NB0706", "package.json", "/neuralis/events/0/subject", 17)]
+    assert not (root / "dist").exists() or snapshot(root / "dist") == {}
+
+
+def test_leftovers_of_a_killed_build_are_swept(make_pkg, build):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    for name in (f".app-{pid}-x1", f".app-old-{pid}-x2", f".server-{pid}-x3"):
+        (root / "dist" / name).mkdir(parents=True)
+    (root / "dist" / f".app-{os.getpid()}-mine").mkdir()  # a build of this very process is left alone
+    build(root)
+    assert sorted(p.name for p in (root / "dist").iterdir()) == [f".app-{os.getpid()}-mine", "app"]
+
+
+def test_dist_as_a_file_is_an_environment_error(make_pkg):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX, "dist": "not a folder\n"})
+    done = subprocess.run([CLI, "ui", str(root)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == (
+        f"error: cannot write the build output: {root / 'dist'} (or a folder above it) is a file"
+    )
+    assert "Traceback" not in done.stderr
+
+
+def _small_files() -> None:
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+
+
+def test_a_write_the_machine_refuses_is_an_environment_error(make_pkg):
+    big = "export const blob = " + json.dumps("x" * 50_000) + ";\n"
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": big + HOST_TSX})
+    done = subprocess.run([CLI, "ui", str(root)], capture_output=True, text=True, timeout=300, preexec_fn=_small_files)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: esbuild could not write the output:") and "file too large" in done.stderr
+    assert "NB1900" not in done.stderr
