@@ -56,7 +56,7 @@ def test_init_adds_the_block_and_keeps_every_field(tmp_path: Path, new: NewRunne
     }
     assert manifest["scripts"]["test"] == "node test.js"
     assert manifest["scripts"]["build"] == "tsc"  # the author's, kept; the template's build is noted
-    assert manifest["scripts"]["build:ui"] == "neuralis-build ui"
+    assert manifest["scripts"]["build:ui"] == "node scripts/neuralis-build.mjs ui"
     assert manifest["files"] == ["lib", "dist"]
     assert manifest["neuralis"]["description"] == "An old library"
     assert "private" not in manifest and "type" not in manifest and "exports" not in manifest

@@ -61,8 +61,8 @@ def test_the_authors_edits_and_the_templates_changes_both_survive(templates: Pat
     edit(templates / "ui-module/src/app/host.tsx.jinja", "Called by the host once", "Called by the host exactly once")
     edit(
         templates / "ui-module/package.json.jinja",
-        '"check": "neuralis-build check --trust first-party"',
-        '"check": "neuralis-build check --trust first-party",\n    "dev": "neuralis-build dev"',
+        '"check": "node scripts/neuralis-build.mjs check --trust first-party"',
+        '"check": "node scripts/neuralis-build.mjs check --trust first-party",\n    "typecheck:watch": "tsc --watch"',
     )
     (templates / "ui-module/CHANGELOG.md").write_text("# Changelog\n")
 
@@ -80,8 +80,8 @@ def test_the_authors_edits_and_the_templates_changes_both_survive(templates: Pat
     merged = json.loads((pkg / "package.json").read_text())
     assert merged["dependencies"] == {"ms": "^2.1.3"}
     assert merged["scripts"]["lint"] == "eslint ."
-    assert merged["scripts"]["dev"] == "neuralis-build dev"
-    assert list(merged["scripts"]).index("dev") == list(merged["scripts"]).index("check") + 1
+    assert merged["scripts"]["typecheck:watch"] == "tsc --watch"
+    assert list(merged["scripts"]).index("typecheck:watch") == list(merged["scripts"]).index("check") + 1
     assert (pkg / "CHANGELOG.md").read_text() == "# Changelog\n"
     assert json.loads((pkg / RECORD).read_text())["toolchainVersion"] == __version__
 
@@ -91,12 +91,12 @@ def test_a_conflicting_edit_is_marked_and_reported(templates: Path, tmp_path: Pa
     edit(pkg / "src/app/host.tsx", "Called by the host once", "Called by our host once")
     edit(templates / "ui-module/src/app/host.tsx.jinja", "Called by the host once", "Called by the host exactly once")
     manifest = json.loads((pkg / "package.json").read_text())
-    manifest["scripts"]["check"] = "neuralis-build check --trust trusted"
+    manifest["scripts"]["check"] = "node scripts/neuralis-build.mjs check --trust trusted"
     (pkg / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")
     edit(
         templates / "ui-module/package.json.jinja",
-        '"check": "neuralis-build check --trust first-party"',
-        '"check": "neuralis-build check --trust first-party --format github"',
+        '"check": "node scripts/neuralis-build.mjs check --trust first-party"',
+        '"check": "node scripts/neuralis-build.mjs check --trust first-party --format github"',
     )
 
     result = plan_update(pkg, templates_root=templates)
@@ -108,12 +108,15 @@ def test_a_conflicting_edit_is_marked_and_reported(templates: Path, tmp_path: Pa
     assert "<<<<<<< yours\n * Called by our host once" in host
     assert f">>>>>>> template {__version__}" in host and "Called by the host exactly once" in host
     assert f"||||||| template {OLD}" not in host  # plain merge markers, not diff3
-    assert json.loads((pkg / "package.json").read_text())["scripts"]["check"] == "neuralis-build check --trust trusted"
+    assert (
+        json.loads((pkg / "package.json").read_text())["scripts"]["check"]
+        == "node scripts/neuralis-build.mjs check --trust trusted"
+    )
     assert json.loads((pkg / "package.json.rej").read_text()) == {
         "/scripts/check": {
-            "yours": "neuralis-build check --trust trusted",
-            "base": "neuralis-build check --trust first-party",
-            "template": "neuralis-build check --trust first-party --format github",
+            "yours": "node scripts/neuralis-build.mjs check --trust trusted",
+            "base": "node scripts/neuralis-build.mjs check --trust first-party",
+            "template": "node scripts/neuralis-build.mjs check --trust first-party --format github",
         }
     }
 
