@@ -1,3 +1,3 @@
 """neuralis-build: the build and packaging toolchain for Neuralis packages."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

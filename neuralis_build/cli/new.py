@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from neuralis_build.cli import common, new_cmd
+from neuralis_build.cli import common, new_cmd, update_cmd
 
 app = typer.Typer(
     name="neuralis",
-    help="Create Neuralis packages.",
+    help="Create Neuralis packages and keep them up to date with their templates.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -28,6 +28,8 @@ def _main(
 
 
 new_cmd.register(app)
+update_cmd.register(app)
+update_cmd.register_init(app)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,11 +54,13 @@ def _print_list(console: Console, templates: list[Template]) -> None:
         console.print(f"{t.name.ljust(width)}  {escape(t.summary)} [dim](check --trust {t.trust})[/]")
 
 
-def _print_plan(console: Console, plan: Plan, *, dry_run: bool) -> None:
+def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> None:
     from rich.markup import escape
 
     from neuralis_build.cli.render import display_path
     from neuralis_build.scaffold.create import tree_lines
+    from neuralis_build.errors import UserError
+    from neuralis_build.scaffold.writer import occupants
 
     where = display_path(plan.target)
     if dry_run:
@@ -67,6 +69,12 @@ def _print_plan(console: Console, plan: Plan, *, dry_run: bool) -> None:
         for line in tree_lines(plan.target.name + "/", [f.path for f in plan.files], marks):
             console.print(escape(line))
         console.print("Nothing was written (--dry-run).")
+        if plan.write.exists and not force and occupants(plan.target):
+            # The preview is shown, but the exit code still says what the real run would do.
+            raise UserError(
+                f"{where} is not empty: writing needs --force, which overwrites the files marked (overwrite)",
+                hint="neuralis init adds a template to an existing npm package, keeping what it has",
+            )
         return
     overwritten = f", overwriting {len(plan.write.overwrites)}" if plan.write.overwrites else ""
     console.print(
@@ -133,8 +141,14 @@ def register(app: typer.Typer) -> None:
 
             chosen = get_template(template)
             description = Prompt.ask("Description", console=out, default=default_description(chosen, name))
+        # A dry run previews even a non-empty folder: it plans as --force would, then says what writing needs.
         request = Request(
-            name=name, template=template, directory=directory, id=package_id, description=description, force=force
+            name=name,
+            template=template,
+            directory=directory,
+            id=package_id,
+            description=description,
+            force=force or dry_run,
         )
         result = plan(request)
         from rich.markup import escape
@@ -144,4 +158,4 @@ def register(app: typer.Typer) -> None:
             err.print(f"[yellow]warning:[/] {escape(warning)}")
         if not dry_run:
             create(result)
-        _print_plan(out, result, dry_run=dry_run)
+        _print_plan(out, result, dry_run=dry_run, force=force)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,8 +91,19 @@ def clean_description(text: str) -> str:
     return " ".join(text.split())
 
 
-def context(template: Template, names: Names, description: str) -> dict[str, Any]:
-    """The values a template may use (StrictUndefined makes any other name an error)."""
+def context(
+    template: Template,
+    names: Names,
+    description: str,
+    *,
+    toolchain_version: str = __version__,
+    react_major: int | None = None,
+) -> dict[str, Any]:
+    """The values a template may use (StrictUndefined makes any other name an error).
+
+    ``toolchain_version`` and ``react_major`` are what the toolchain puts in; `neuralis update` passes
+    an earlier version's values to render the template as that version did.
+    """
     return {
         **{k: getattr(names, k) for k in names.__dataclass_fields__},
         "description": description,
@@ -100,8 +111,8 @@ def context(template: Template, names: Names, description: str) -> dict[str, Any
         "tarball": tarball_stem(names.name, INITIAL_VERSION) + ".tgz",
         "template": template.name,
         "trust": template.trust,
-        "toolchain_version": __version__,
-        "react_major": default_host_profile().react_major,
+        "toolchain_version": toolchain_version,
+        "react_major": default_host_profile().react_major if react_major is None else react_major,
         "build_steps": list(template.build),
         "host_api_types": host_api_types(),
     }
@@ -127,11 +138,25 @@ def plan(request: Request) -> Plan:
     template = get_template(request.template, request.templates_root)
     description = clean_description(request.description or "") or default_description(template, request.name)
     names = Names.derive(request.name, package_id)
-    files: Sequence[PlannedFile] = render_template(template, context(template, names, description))
-    answers = {"name": names.name, "id": names.id, "description": description}
-    files = sorted([*files, scaffold_record(template, __version__, answers)], key=lambda f: f.path)
+    files = render_package(template, {"name": names.name, "id": names.id, "description": description})
     target = request.directory if request.directory is not None else default_directory(request.name)
     return Plan(template, names, description, plan_write(target, files, force=request.force), tuple(warnings))
+
+
+def render_package(
+    template: Template,
+    answers: Mapping[str, str],
+    *,
+    toolchain_version: str = __version__,
+    react_major: int | None = None,
+) -> list[PlannedFile]:
+    """Every file a scaffold writes for these answers (name, id, description), the record included, by path."""
+    major = default_host_profile().react_major if react_major is None else react_major
+    names = Names.derive(answers["name"], answers["id"])
+    values = context(template, names, answers["description"], toolchain_version=toolchain_version, react_major=major)
+    files = render_template(template, values)
+    record = scaffold_record(template, toolchain_version, answers, react_major=major)
+    return sorted([*files, record], key=lambda f: f.path)
 
 
 def create(plan: Plan) -> None:

@@ -90,13 +90,17 @@ def render_template(template: Template, context: Mapping[str, Any]) -> list[Plan
     return [planned[p] for p in sorted(planned)]
 
 
-def scaffold_record(template: Template, toolchain_version: str, answers: Mapping[str, str]) -> PlannedFile:
-    """The record of where a package came from: template, toolchain version and the answers given."""
+def scaffold_record(
+    template: Template, toolchain_version: str, answers: Mapping[str, str], *, react_major: int
+) -> PlannedFile:
+    """The record of where a package came from: template, toolchain version, the answers given, and the
+    values the toolchain put in (so `neuralis update` can render the same base again)."""
     record = {
         "$comment": "Written by `neuralis new`. `neuralis update` reads it to bring this package up to date "
         "with its template; keep it in version control.",
         "template": template.name,
         "toolchainVersion": toolchain_version,
         "answers": dict(answers),
+        "reactMajor": react_major,
     }
     return PlannedFile(RECORD, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))

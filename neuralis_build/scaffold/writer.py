@@ -24,9 +24,11 @@ class WritePlan:
     files: tuple[PlannedFile, ...]
     exists: bool
     overwrites: tuple[str, ...]
+    removes: tuple[str, ...] = ()  # files taken out (neuralis update), restored too if a later step fails
 
 
-def _occupants(target: Path) -> list[str]:
+def occupants(target: Path) -> list[str]:
+    """What a folder holds that makes it not empty (a lone ``.git`` does not count)."""
     return sorted(entry.name for entry in target.iterdir() if entry.name not in _IGNORED_WHEN_EMPTY)
 
 
@@ -38,9 +40,9 @@ def plan_write(target: Path, files: Sequence[PlannedFile], *, force: bool) -> Wr
         raise UserError(f"{target} is a file, not a folder", hint="pass --dir with a folder to create the package in")
     if not target.exists():
         return WritePlan(target, tuple(files), False, ())
-    occupants = _occupants(target)
-    if occupants and not force:
-        shown = ", ".join(occupants[:5]) + (f" and {len(occupants) - 5} more" if len(occupants) > 5 else "")
+    present = occupants(target)
+    if present and not force:
+        shown = ", ".join(present[:5]) + (f" and {len(present) - 5} more" if len(present) > 5 else "")
         raise UserError(
             f"{target} is not empty (it holds {shown})",
             hint="choose another folder with --dir, or pass --force to overwrite the files the template "
@@ -135,6 +137,12 @@ def _write_into(plan: WritePlan) -> None:
                 os.replace(dest, backup)
             placed.append((dest, backup))
             os.replace(staging / "files" / f.path, dest)
+        for path in plan.removes:
+            dest = plan.target / path
+            backup = backups / path
+            backup.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(dest, backup)
+            placed.append((dest, backup))
     except BaseException:
         for dest, backup in reversed(placed):
             try:

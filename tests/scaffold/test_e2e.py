@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from neuralis_build import __version__
 from neuralis_build.scaffold.templates import get_template
 
 from ..conftest import requires_node
@@ -42,28 +43,38 @@ def _run(args: list[str], cwd: Path, timeout: int = 600) -> subprocess.Completed
     return done
 
 
-def _has_command(command: str) -> bool:
-    """True when this toolchain already has ``neuralis-build <command>`` (it lands from another branch)."""
-    done = subprocess.run(
-        [str(BIN / "neuralis-build"), command, "--help"], capture_output=True, text=True, env=_env(), timeout=60
-    )
-    return done.returncode == 0
+def workflow_steps(pkg: Path) -> list[tuple[str, str]]:
+    """(name, command) of each ``run`` step of the package's generated CI workflow, in order."""
+    import yaml
+
+    workflow = yaml.safe_load((pkg / ".github/workflows/package.yml").read_text())
+    return [
+        (step.get("name", step["run"]), step["run"]) for step in workflow["jobs"]["package"]["steps"] if "run" in step
+    ]
 
 
 @pytest.mark.parametrize("template", TEMPLATES)
-def test_a_new_package_builds_checks_packs_and_installs(template: str, tmp_path: Path) -> None:
+def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tmp_path: Path) -> None:
     spec = get_template(template)
     name = f"@e2e/{template}"
     pkg = tmp_path / "pkg"
     _run([str(BIN / "neuralis"), "new", name, "--template", template, "--dir", str(pkg), "--no-input"], tmp_path)
 
-    # The build steps the README and the next steps give, as the author types them.
-    if any("build" in step for step in spec.build) and not _has_command("ui"):
-        pytest.skip("neuralis-build ui is not in this toolchain yet (the ui branch has not landed on main)")
-    for step in spec.build:
-        _run(shlex.split(step), pkg)
-    if (pkg / "src/types/neuralis-client.d.ts").is_file():
-        _a_wrong_host_call_is_a_type_error(pkg)
+    # The generated CI workflow, run step by step as GitHub Actions would (this toolchain stands in for
+    # the pipx install step). Its steps are the template's build steps, check at its trust, then pack.
+    steps = workflow_steps(pkg)
+    assert steps[0] == ("Install neuralis-build", f'pipx install "neuralis-build=={__version__}"')
+    assert [command for _, command in steps[1:]] == [
+        *spec.build,
+        f"neuralis-build check --trust {spec.trust} --format github",
+        f"neuralis-build pack --trust {spec.trust} --out packed",
+    ]
+    for _, command in steps[1:]:
+        done = _run(["bash", "-eo", "pipefail", "-c", command], pkg)
+        if "--format github" in command:
+            assert "::error" not in done.stdout and "::warning" not in done.stdout, done.stdout
+        if command == "npm run build" and (pkg / "src/types/neuralis-client.d.ts").is_file():
+            _a_wrong_host_call_is_a_type_error(pkg)
 
     checked = subprocess.run(
         [str(BIN / "neuralis-build"), "check", str(pkg), "--trust", spec.trust, "--format", "json"],
@@ -72,16 +83,12 @@ def test_a_new_package_builds_checks_packs_and_installs(template: str, tmp_path:
         env=_env(),
         timeout=120,
     )
-    report = json.loads(checked.stdout)
+    [report] = _as_list(json.loads(checked.stdout))
     assert report["diagnostics"] == []
     assert (checked.returncode, report["ok"], report["id"]) == (0, True, name)
 
-    if not _has_command("pack"):
-        pytest.skip("neuralis-build pack is not in this toolchain yet (the pack branch has not landed on main)")
-    out = tmp_path / "out"
-    _run([str(BIN / "neuralis-build"), "pack", str(pkg), "--out", str(out), "--trust", spec.trust], tmp_path)
-    tarball = out / f"e2e-{template}-0.1.0.tgz"
-    assert sorted(p.name for p in out.iterdir()) == [tarball.name]
+    tarball = pkg / "packed" / f"e2e-{template}-0.1.0.tgz"
+    assert sorted(p.name for p in tarball.parent.iterdir()) == [tarball.name]
 
     consumer = tmp_path / "consumer"
     consumer.mkdir()
@@ -93,6 +100,12 @@ def test_a_new_package_builds_checks_packs_and_installs(template: str, tmp_path:
     if spec.build:
         assert (installed / "dist/app/host.js").is_file()
         assert (installed / "dist/app/shared-imports.json").is_file()
+    # The npm-script wrapper is the author's, not the package's: it never ships.
+    assert not (installed / "scripts").exists()
+
+
+def _as_list(value: object) -> list[dict[str, object]]:
+    return value if isinstance(value, list) else [value]  # type: ignore[list-item]
 
 
 def _a_wrong_host_call_is_a_type_error(pkg: Path) -> None:

@@ -19,7 +19,7 @@ def test_creates_the_package_and_prints_the_next_steps(new: NewRunner, tmp_path:
     assert run.code == 0, run.err
     assert run.err == ""
     assert run.out.splitlines() == [
-        "Created @acme/reports from the ui-module template in reports (9 files).",
+        "Created @acme/reports from the ui-module template in reports (11 files).",
         "",
         "Next steps:",
         "  cd reports",
@@ -38,11 +38,16 @@ def test_dry_run_prints_the_tree_and_writes_nothing(new: NewRunner, tmp_path: Pa
     assert run.out.splitlines() == [
         "Would create @acme/reports from the full template in pkgs/reports:",
         "reports/",
+        "├── .github/",
+        "│   └── workflows/",
+        "│       └── package.yml",
         "├── app/",
         "│   └── surfaces/",
         "│       └── card/",
         "│           └── acme.reports.summary/",
         "│               └── index.html",
+        "├── scripts/",
+        "│   └── neuralis-build.mjs",
         "├── src/",
         "│   ├── app/",
         "│   │   ├── env.d.ts",
@@ -80,10 +85,29 @@ def test_a_non_empty_folder_is_refused(new: NewRunner, tmp_path: Path) -> None:
     assert listing(tmp_path) == ["pkg/", "pkg/notes.txt"]
 
 
-def test_dry_run_refuses_what_the_real_run_would_refuse(new: NewRunner, tmp_path: Path) -> None:
+def test_dry_run_previews_a_non_empty_folder_and_exits_as_the_real_run_would(new: NewRunner, tmp_path: Path) -> None:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg/notes.txt").write_text("mine\n")
-    assert new("new", "my-package", "--dir", "pkg", "--dry-run", "--no-input").code == 1
+    (tmp_path / "pkg/README.md").write_text("mine\n")
+    run = new("new", "my-package", "--dir", "pkg", "--dry-run", "--no-input")
+    assert run.code == 1
+    assert run.out.splitlines() == [
+        "Would create my-package from the minimal template in pkg:",
+        "pkg/",
+        "├── .github/",
+        "│   └── workflows/",
+        "│       └── package.yml",
+        "├── .gitignore",
+        "├── .neuralis-scaffold.json",
+        "├── README.md  (overwrite)",
+        "└── package.json",
+        "Nothing was written (--dry-run).",
+    ]
+    assert (
+        run.err.splitlines()[0]
+        == "error: pkg is not empty: writing needs --force, which overwrites the files marked (overwrite)"
+    )
+    assert listing(tmp_path) == ["pkg/", "pkg/README.md", "pkg/notes.txt"]
 
 
 def test_a_folder_holding_only_git_counts_as_empty(new: NewRunner, tmp_path: Path) -> None:
@@ -91,7 +115,13 @@ def test_a_folder_holding_only_git_counts_as_empty(new: NewRunner, tmp_path: Pat
     head = (tmp_path / "pkg/.git/HEAD").read_bytes()
     run = new("new", "my-package", "--dir", "pkg", "--no-input")
     assert run.code == 0, run.err
-    assert sorted(read_tree(tmp_path / "pkg")) == [".gitignore", ".neuralis-scaffold.json", "README.md", "package.json"]
+    assert sorted(read_tree(tmp_path / "pkg")) == [
+        ".github/workflows/package.yml",
+        ".gitignore",
+        ".neuralis-scaffold.json",
+        "README.md",
+        "package.json",
+    ]
     assert (tmp_path / "pkg/.git/HEAD").read_bytes() == head
 
 
@@ -110,7 +140,7 @@ def test_force_overwrites_colliding_files_and_deletes_nothing(new: NewRunner, tm
 
     run = new("new", "my-package", "-t", "ui-module", "--dir", "pkg", "--force", "--no-input")
     assert run.code == 0, run.err
-    assert "(9 files, overwriting 2)" in run.out
+    assert "(11 files, overwriting 2)" in run.out
     assert (pkg / "src/app/extra.ts").read_text() == "kept\n"
     assert (pkg / "notes.txt").read_text() == "kept\n"
     assert (pkg / "package.json").read_text().startswith('{\n  "name": "my-package",')
@@ -229,7 +259,7 @@ def test_without_a_terminal_it_never_prompts_and_uses_the_defaults(tmp_path: Pat
     # Input is waiting on the pipe: a prompt would consume it and pick "full".
     done = _neuralis("new", "my-package", cwd=tmp_path, stdin="full\nA description\n")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Created my-package from the minimal template in my-package (4 files).")
+    assert done.stdout.startswith("Created my-package from the minimal template in my-package (5 files).")
     assert (
         '"description": "My Package: a declarative Neuralis package."'
         in (tmp_path / "my-package/package.json").read_text()
@@ -259,7 +289,7 @@ def test_at_a_terminal_it_asks_for_what_was_not_given(
     assert "Template (minimal): Please select one of the available options" in run.out
     assert (
         "Description (My Package: a checklist widget with a summary card and a dock entry.): Created my-package "
-        "from the widget template in my-package (6 files)." in run.out
+        "from the widget template in my-package (8 files)." in run.out
     )
     assert '"description": "Tracks things."' in (tmp_path / "my-package/package.json").read_text()
 

@@ -111,6 +111,7 @@ def test_the_package_records_its_template_and_toolchain_version(tmp_path: Path) 
             "id": "@acme/reports",
             "description": "Reports: a checklist widget with a summary card and a dock entry.",
         },
+        "reactMajor": 19,
     }
 
 
@@ -126,11 +127,12 @@ def test_the_files_each_template_writes(tmp_path: Path) -> None:
         t: [f.path for f in plan(Request(name="@acme/reports", template=t, directory=tmp_path / t)).files]
         for t in TEMPLATES
     }
-    common = [".gitignore", ".neuralis-scaffold.json", "README.md", "package.json"]
+    common = [".github/workflows/package.yml", ".gitignore", ".neuralis-scaffold.json", "README.md", "package.json"]
+    wrapper = "scripts/neuralis-build.mjs"
     assert layouts == {
         "minimal": common,
         "tools": [
-            *common[:3],
+            *common[:4],
             "commands/acme-reports-count.md",
             "package.json",
             "skills/acme-reports-word-limits/SKILL.md",
@@ -138,13 +140,15 @@ def test_the_files_each_template_writes(tmp_path: Path) -> None:
             "tools/acme_reports_word_count.ts",
         ],
         "widget": [
-            *common[:3],
+            *common[:4],
             "app/surfaces/card/acme.reports.summary/index.html",
             "app/surfaces/widget/acme_reports_workspace/index.html",
             "package.json",
+            wrapper,
         ],
         "ui-module": [
             *common,
+            wrapper,
             "src/app/env.d.ts",
             "src/app/host.css",
             "src/app/host.tsx",
@@ -152,9 +156,10 @@ def test_the_files_each_template_writes(tmp_path: Path) -> None:
             "tsconfig.json",
         ],
         "full": [
-            *common[:3],
+            *common[:4],
             "app/surfaces/card/acme.reports.summary/index.html",
             "package.json",
+            wrapper,
             "src/app/env.d.ts",
             "src/app/host.css",
             "src/app/host.tsx",
@@ -178,8 +183,9 @@ def test_module_templates_export_the_install_function_named_for_the_id(tmp_path:
         types = next(f.content for f in result.files if f.path == "src/types/neuralis-client.d.ts")
         assert types == (REPO / "neuralis_build/data/types/neuralis-client.d.ts").read_bytes()
         manifest = json.loads(next(f.content for f in result.files if f.path == "package.json"))
-        assert manifest["scripts"]["dev"] == "neuralis-build dev --trust first-party"
-        assert manifest["scripts"]["build:ui"] == "neuralis-build ui"
+        assert manifest["scripts"]["dev"] == "node scripts/neuralis-build.mjs dev --trust first-party"
+        assert manifest["scripts"]["build:ui"] == "node scripts/neuralis-build.mjs ui"
+        assert manifest["scripts"]["prepack"] == "npm run build"
         assert manifest["exports"]["./package.json"] == "./package.json"
         assert manifest["peerDependencies"] == {"react": "^19.0.0"}
         assert manifest["devDependencies"]["react"] == "^19.0.0"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -28,10 +29,15 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def test_the_installed_wheel_scaffolds_every_template(tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
-    _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(REPO)], tmp_path)
-    wheel = dist / f"neuralis_build-{__version__}-py3-none-any.whl"
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout's wheel, built once with pypa/build."""
+    dist = tmp_path_factory.mktemp("dist")
+    _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(REPO)], dist)
+    return dist / f"neuralis_build-{__version__}-py3-none-any.whl"
+
+
+def test_the_installed_wheel_scaffolds_every_template(wheel: Path, tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         shipped = {n for n in names if n.startswith("neuralis_build/_templates/")}
@@ -82,3 +88,52 @@ def test_the_installed_wheel_scaffolds_every_template(tmp_path: Path) -> None:
         # The checkout's templates, rendered by this process: the wheel must give the very same bytes.
         create(plan(Request(name="@acme/reports", template=template, directory=tmp_path / f"repo-{template}")))
         assert read_tree(tmp_path / f"wheel-{template}") == read_tree(tmp_path / f"repo-{template}")
+
+
+def _fresh_shell(command: str, cwd: Path, path: list[Path], home: Path) -> subprocess.CompletedProcess[str]:
+    """``command`` in a login-less bash with nothing but HOME and this PATH (what a new terminal has)."""
+    node_dir = Path(shutil.which("node") or "/usr/bin/node").parent
+    env = {"HOME": str(home), "PATH": os.pathsep.join([*map(str, path), str(node_dir), "/usr/bin", "/bin"])}
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-c", command],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def test_pipx_install_puts_the_toolchain_where_npm_scripts_find_it(wheel: Path, tmp_path: Path) -> None:
+    """The README's install step (pipx), then a package's npm scripts in a fresh shell; without it, one clear line."""
+    home = tmp_path / "home"
+    home.mkdir()
+    pipx_venv = tmp_path / "pipx-venv"
+    _run([sys.executable, "-m", "venv", str(pipx_venv)], tmp_path)
+    _run(
+        [str(pipx_venv / "bin/python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "pipx"],
+        tmp_path,
+    )
+    bin_dir = tmp_path / "bin"
+    installed = _fresh_shell(
+        f"PIPX_HOME={tmp_path / 'pipx'} PIPX_BIN_DIR={bin_dir} {pipx_venv / 'bin/pipx'} install {wheel}",
+        tmp_path,
+        [],
+        home,
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert sorted(p.name for p in bin_dir.iterdir()) == ["neuralis", "neuralis-build"]
+
+    made = _fresh_shell("neuralis new @acme/board --template widget --no-input", tmp_path, [bin_dir], home)
+    assert made.returncode == 0, made.stderr
+    board = tmp_path / "board"
+    checked = _fresh_shell("npm run check", board, [bin_dir], home)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "✓ @acme/board (., untrusted): no findings" in checked.stdout
+
+    missing = _fresh_shell("npm run check", board, [], home)
+    assert missing.returncode != 0
+    assert "neuralis-build is not installed (or not on PATH): install it with `pipx install neuralis-build`" in (
+        missing.stderr
+    )
+    assert "not found" not in missing.stderr

@@ -1,0 +1,157 @@
+"""`neuralis update` and `neuralis init`: bring a package to the current templates, or adopt one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from neuralis_build.scaffold.update import Change, UpdatePlan
+
+_MARKS = {
+    "add": "[green]add[/]",
+    "update": "[green]update[/]",
+    "merge": "[cyan]merge[/]",
+    "conflict": "[red]conflict[/]",
+    "remove": "[yellow]remove[/]",
+    "kept": "[dim]kept[/]",
+    "gone": "[dim]kept[/]",
+}
+
+
+def _diff(change: Change) -> list[str]:
+    import difflib
+
+    def lines(data: bytes | None) -> list[str]:
+        return data.decode("utf-8", "replace").splitlines(keepends=True) if data else []
+
+    before, after = lines(change.before), lines(change.after)
+    if change.kind == "conflict" and change.after is None:
+        after = lines(change.rejected)
+    diff = difflib.unified_diff(before, after, f"a/{change.path}", f"b/{change.path}")
+    return [line.rstrip("\n") for line in diff]
+
+
+def _print_update(console: Console, plan: UpdatePlan, *, dry_run: bool) -> None:
+    from rich.markup import escape
+
+    head = "Would update" if dry_run else "Updating"
+    console.print(
+        f"{head} {escape(plan.name)} ({plan.template} template) from neuralis-build {plan.old} to {plan.new}:"
+    )
+    shown = [c for c in plan.changes if c.path != ".neuralis-scaffold.json"]
+    width = max((len(c.path) for c in shown), default=0)
+    for change in shown:
+        mark = _MARKS[change.kind]
+        pad = " " * (9 - len(change.kind if change.kind != "gone" else "kept"))
+        console.print(f"  {mark}{pad}{escape(change.path.ljust(width))}  {escape(change.detail)}")
+        if dry_run and change.writes:
+            for line in _diff(change):
+                style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+                console.print(f"      [{style}]{escape(line)}[/]")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``update`` and ``init`` to ``app``; heavy imports stay inside the command bodies."""
+
+    @app.command()
+    def update(
+        path: Annotated[Path, typer.Argument(help="The package folder (default: the current one).")] = Path("."),
+        dry_run: Annotated[
+            bool, typer.Option("--dry-run", help="Show what would change, with diffs; write nothing.")
+        ] = False,
+        force: Annotated[bool, typer.Option("--force", help="Update even with uncommitted git changes.")] = False,
+    ) -> None:
+        """Bring a scaffolded package up to the current templates (three-way merge: your edits survive).
+
+        Examples: neuralis update --dry-run ; neuralis update path/to/package
+        """
+        from neuralis_build.cli import common
+        from neuralis_build.errors import UsageError, UserError
+        from neuralis_build.scaffold.update import apply_update, dirty_files, plan_update
+
+        root = path.resolve()
+        if not root.is_dir():
+            raise UsageError(f"{path}: not a folder", hint="pass the package folder that holds .neuralis-scaffold.json")
+        plan = plan_update(root)
+        out = common.stdout()
+        if plan.old == plan.new or plan.up_to_date:
+            out.print(f"{plan.name} is up to date with the {plan.template} template of neuralis-build {plan.new}.")
+            if plan.old != plan.new and not dry_run:
+                apply_update(plan)  # only the record moves on
+            return
+        if not dry_run and not force:
+            dirty = dirty_files(root)
+            if dirty:
+                shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+                raise UserError(
+                    f"{path} has uncommitted changes ({shown})",
+                    hint="commit or stash them first, so the update can be reviewed and undone; or pass --force",
+                )
+        _print_update(out, plan, dry_run=dry_run)
+        if dry_run:
+            out.print("Nothing was written (--dry-run).")
+            return
+        apply_update(plan)
+        conflicts = plan.conflicts
+        if conflicts:
+            names = ", ".join(c.path for c in conflicts)
+            raise UserError(
+                f"{len(conflicts)} file(s) need you: {names}",
+                hint="resolve the conflict markers (or apply the .rej file) by hand, then run your build and check",
+            )
+        out.print("Updated. Review with git diff, then run your build and neuralis-build check.")
+
+
+def register_init(app: typer.Typer) -> None:
+    """Add ``init`` to ``app``."""
+
+    @app.command()
+    def init(
+        path: Annotated[
+            Path, typer.Argument(help="The existing npm package's folder (default: the current one).")
+        ] = Path("."),
+        template: Annotated[
+            str, typer.Option("--template", "-t", help="The template (neuralis new --list).")
+        ] = "minimal",
+        package_id: Annotated[
+            str | None, typer.Option("--id", help="The neuralis id; defaults to, and should equal, the npm name.")
+        ] = None,
+        description: Annotated[str | None, typer.Option("--description", help="A one-line description.")] = None,
+        force: Annotated[
+            bool, typer.Option("--force", help="Replace an existing neuralis block and overwrite colliding files.")
+        ] = False,
+        dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; write nothing.")] = False,
+    ) -> None:
+        """Add a neuralis block and a template's files to an existing npm package, keeping everything it has.
+
+        Examples: neuralis init --template widget --dry-run ; neuralis init path/to/package
+        """
+        from rich.markup import escape
+
+        from neuralis_build.cli import common
+        from neuralis_build.cli.render import display_path
+        from neuralis_build.scaffold.adopt import plan_adopt
+        from neuralis_build.scaffold.create import tree_lines
+        from neuralis_build.scaffold.writer import write_plan
+
+        result = plan_adopt(path, template, package_id=package_id, description=description, force=force)
+        out = common.stdout()
+        where = escape(display_path(result.target))
+        head = "Would add" if dry_run else "Added"
+        out.print(f"{head} the {result.template} template to {escape(result.name)} in {where}:")
+        paths = sorted(result.marks)
+        for line in tree_lines(result.target.name + "/", paths, result.marks):
+            out.print(escape(line))
+        err = common.stderr()
+        for note in result.notes:
+            err.print(f"[yellow]note:[/] {escape(note)}")
+        if dry_run:
+            out.print("Nothing was written (--dry-run).")
+            return
+        write_plan(result.write)
+        out.print("Next: npm install, your build, then neuralis-build check; neuralis update keeps it current.")

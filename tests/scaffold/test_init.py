@@ -1,0 +1,113 @@
+"""`neuralis init`: a template added to an existing npm package without touching what the package has, and
+`neuralis new --dry-run` previewing a non-empty folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from neuralis_build.scaffold.render import RECORD
+
+from .conftest import NewRunner, read_tree
+
+LEGACY = """{
+    "name": "legacy-lib",
+    "version": "3.1.0",
+    "description": "An old library",
+    "main": "index.js",
+    "scripts": {"test": "node test.js", "build": "tsc"},
+    "dependencies": {"ms": "^2.1.3"},
+    "files": ["lib"]
+}
+"""
+
+
+def legacy(tmp_path: Path) -> Path:
+    pkg = tmp_path / "legacy"
+    pkg.mkdir()
+    (pkg / "package.json").write_text(LEGACY)
+    (pkg / "README.md").write_text("# legacy-lib\n")
+    return pkg
+
+
+def test_init_adds_the_block_and_keeps_every_field(tmp_path: Path, new: NewRunner) -> None:
+    pkg = legacy(tmp_path)
+    run = new("init", str(pkg), "--template", "ui-module")
+    assert run.code == 0, run.err
+    manifest = json.loads((pkg / "package.json").read_text())
+    assert list(manifest) == [
+        "name",
+        "version",
+        "description",
+        "main",
+        "scripts",
+        "dependencies",
+        "files",
+        "neuralis",
+        "devDependencies",
+        "peerDependencies",
+    ]
+    assert {k: manifest[k] for k in ("name", "version", "description", "main", "dependencies")} == {
+        "name": "legacy-lib",
+        "version": "3.1.0",
+        "description": "An old library",
+        "main": "index.js",
+        "dependencies": {"ms": "^2.1.3"},
+    }
+    assert manifest["scripts"]["test"] == "node test.js"
+    assert manifest["scripts"]["build"] == "tsc"  # the author's, kept; the template's build is noted
+    assert manifest["scripts"]["build:ui"] == "node scripts/neuralis-build.mjs ui"
+    assert manifest["files"] == ["lib", "dist"]
+    assert manifest["neuralis"]["description"] == "An old library"
+    assert "private" not in manifest and "type" not in manifest and "exports" not in manifest
+    assert (pkg / "package.json").read_text().startswith('{\n    "name"')  # the author's indentation
+    assert (pkg / "README.md").read_text() == "# legacy-lib\n"
+    assert (pkg / "src/app/host.tsx").is_file()
+    assert json.loads((pkg / RECORD).read_text())["template"] == "ui-module"
+    assert 'kept your scripts["build"] ("tsc")' in run.err
+
+
+def test_init_dry_run_writes_nothing(tmp_path: Path, new: NewRunner) -> None:
+    pkg = legacy(tmp_path)
+    before = read_tree(pkg)
+    run = new("init", str(pkg), "--template", "widget", "--dry-run")
+    assert run.code == 0, run.err
+    assert "├── README.md  (kept yours)" in run.out and "└── package.json  (merge)" in run.out
+    assert run.out.splitlines()[-1] == "Nothing was written (--dry-run)."
+    assert read_tree(pkg) == before
+
+
+def test_init_refuses_a_package_that_already_has_a_block(tmp_path: Path, new: NewRunner) -> None:
+    pkg = legacy(tmp_path)
+    (pkg / "package.json").write_text(LEGACY.replace('"files"', '"neuralis": {},\n    "files"'))
+    run = new("init", str(pkg))
+    assert run.code == 1
+    assert "package.json already has a neuralis block" in run.err
+    forced = new("init", str(pkg), "--force")
+    assert forced.code == 0, forced.err
+    assert json.loads((pkg / "package.json").read_text())["neuralis"]["id"] == "legacy-lib"
+
+
+def test_init_needs_a_package_json(tmp_path: Path, new: NewRunner) -> None:
+    run = new("init", str(tmp_path))
+    assert run.code == 2
+    assert "has no package.json: neuralis init adds a template to an existing npm package" in run.err
+
+
+def test_then_update_works_on_the_adopted_package(tmp_path: Path, new: NewRunner) -> None:
+    pkg = legacy(tmp_path)
+    assert new("init", str(pkg), "-t", "tools").code == 0
+    run = new("update", str(pkg))
+    assert run.code == 0, run.err
+    assert "is up to date" in run.out
+
+
+def test_new_dry_run_previews_a_non_empty_folder(tmp_path: Path, new: NewRunner) -> None:
+    pkg = legacy(tmp_path)
+    before = read_tree(pkg)
+    run = new("new", "legacy-lib", "--dir", str(pkg), "--dry-run", "--no-input")
+    assert run.code == 1
+    assert "├── README.md  (overwrite)" in run.out
+    assert "is not empty: writing needs --force" in run.err
+    assert read_tree(pkg) == before
+    assert new("new", "legacy-lib", "--dir", str(pkg), "--no-input").code == 1
