@@ -58,8 +58,8 @@ def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> 
     from rich.markup import escape
 
     from neuralis_build.cli.render import display_path
-    from neuralis_build.scaffold.create import tree_lines
     from neuralis_build.errors import UserError
+    from neuralis_build.scaffold.create import tree_lines
     from neuralis_build.scaffold.writer import occupants
 
     where = display_path(plan.target)
