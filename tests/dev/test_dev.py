@@ -277,8 +277,8 @@ def test_a_scaffolded_package_renders_every_surface(template, tmp_path, dev_serv
     assert "  npm run dev" in done.stdout.splitlines()
     manifest = json.loads((pkg / "package.json").read_text())
     script = manifest["scripts"]["dev"]
-    assert script.startswith("neuralis-build dev --trust ")
-    dev = dev_server(pkg, *script.split()[2:])
+    assert script.startswith("node scripts/neuralis-build.mjs dev --trust ")
+    dev = dev_server(pkg, *script.split()[3:])
     status = open_dev_page(browser_page, dev.url)
     declared = {f"@e2e/{template}#{s['kind']}:{s['id']}" for s in manifest["neuralis"]["app"]["surfaces"]}
     assert surface_states(status) == dict.fromkeys(declared, ("rendered", None)), dump(status)
