@@ -1,4 +1,7 @@
-"""The `neuralis-build` console script: the plain `ui` build skips typer's start-up, all else is typer."""
+"""The `neuralis-build` console script: the plain `ui` build skips typer's start-up, all else is typer.
+
+Both paths run inside the one error boundary (cli/boundary.py).
+"""
 
 from __future__ import annotations
 

@@ -54,6 +54,7 @@ def test_a_refusal_exits_1_with_located_diagnostics(make_pkg):
         "  src/app/host.tsx",
         "    error NB1610 src/app/host.tsx exports x, but no install<Name>HostComponents function",
         "    hint: add to the UI entry: export function installAcmeWidgetsHostComponents(host) { ... }",
+        "explain a code: neuralis-build explain NB1610",
     ]
 
 
