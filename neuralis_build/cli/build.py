@@ -46,10 +46,11 @@ def _main(
 
 
 @app.command(
+    short_help="Validate packages at a trust tier.",
     epilog=common.examples(
         "neuralis-build check --trust untrusted",
         "neuralis-build check packages/* --trust first-party --format github",
-    )
+    ),
 )
 def check(
     paths: Annotated[
@@ -108,7 +109,10 @@ def check(
         raise typer.Exit(failed or 1)
 
 
-@app.command(epilog=common.examples("neuralis-build schema > neuralis.schema.json"))
+@app.command(
+    short_help="Print the JSON Schema of the neuralis block.",
+    epilog=common.examples("neuralis-build schema > neuralis.schema.json"),
+)
 def schema() -> None:
     """Print the JSON Schema (draft 2020-12) of the neuralis block, for editors."""
     from neuralis_build.manifest.schema import manifest_schema

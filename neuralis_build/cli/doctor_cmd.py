@@ -12,7 +12,10 @@ from neuralis_build.cli import boundary, common
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
-    @app.command(epilog=common.examples("neuralis-build doctor", "neuralis-build doctor --fetch --format json"))
+    @app.command(
+        short_help="Report Node, npm and esbuild.",
+        epilog=common.examples("neuralis-build doctor", "neuralis-build doctor --fetch --format json"),
+    )
     def doctor(
         fetch: Annotated[
             bool, typer.Option("--fetch", help="Fetch and verify the pinned esbuild now if it is not cached.")

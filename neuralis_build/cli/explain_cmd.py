@@ -12,7 +12,10 @@ from neuralis_build.cli import common
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; the entries are read only when it runs."""
 
-    @app.command(epilog=common.examples("neuralis-build explain NB0501", "neuralis-build explain nb1908"))
+    @app.command(
+        short_help="Explain a diagnostic code.",
+        epilog=common.examples("neuralis-build explain NB0501", "neuralis-build explain nb1908"),
+    )
     def explain(
         code: Annotated[
             str, typer.Argument(metavar="CODE", show_default=False, help="A diagnostic code, such as NB0501.")

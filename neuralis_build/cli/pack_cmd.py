@@ -128,7 +128,8 @@ def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
     @app.command(
-        epilog=common.examples("neuralis-build pack", "neuralis-build pack packages/* --out dist/ --format json")
+        short_help="Write the tarball npm pack would write.",
+        epilog=common.examples("neuralis-build pack", "neuralis-build pack packages/* --out dist/ --format json"),
     )
     def pack(
         paths: Annotated[

@@ -13,7 +13,10 @@ from neuralis_build.cli import common
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
-    @app.command(epilog=common.examples("neuralis-build ui", "neuralis-build ui packages/reports --watch"))
+    @app.command(
+        short_help="Bundle the UI module with esbuild.",
+        epilog=common.examples("neuralis-build ui", "neuralis-build ui packages/reports --watch"),
+    )
     def ui(
         path: Annotated[
             Path,
