@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import pkgutil
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -78,7 +79,9 @@ def lookup(query: str) -> Entry:
     found = known.get(wanted.upper()) or by_slug.get(wanted.lower())
     if found is not None:
         return found
-    close = difflib.get_close_matches(wanted.upper(), list(known), n=3, cutoff=0.6)
+    short = re.fullmatch(r"NB(\d{1,3})", wanted.upper())  # NB501: the leading zero left out
+    close = [f"NB{int(short[1]):04d}"] if short and f"NB{int(short[1]):04d}" in known else []
+    close += difflib.get_close_matches(wanted.upper(), list(known), n=3, cutoff=0.6)
     close += [by_slug[s].code.id for s in difflib.get_close_matches(wanted.lower(), list(by_slug), n=2, cutoff=0.6)]
     suggestions = list(dict.fromkeys(close))[:3]
     hint = (

@@ -2,7 +2,7 @@
 
 The library never prints; code that may take long (the first esbuild fetch) wraps itself in
 ``step(...)``. Whoever runs the library listens with ``listening(...)`` (the CLI shows a line or a
-spinner on stderr); with nobody listening a step costs nothing.
+spinner on stderr); with nobody listening a step costs nothing. Kept tiny: ``ui``'s fast path loads it.
 """
 
 from __future__ import annotations
@@ -10,29 +10,29 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
 class Step:
     """A long step started (``done`` False) or ended (with how long it took and whether it succeeded)."""
 
-    what: str
-    done: bool = False
-    seconds: float = 0.0
-    ok: bool = True
+    __slots__ = ("done", "ok", "seconds", "what")
+
+    def __init__(self, what: str, *, done: bool = False, seconds: float = 0.0, ok: bool = True) -> None:
+        self.what, self.done, self.seconds, self.ok = what, done, seconds, ok
+
+    def __repr__(self) -> str:
+        return f"Step({self.what!r}, done={self.done}, seconds={self.seconds:.3f}, ok={self.ok})"
 
 
 Listener = Callable[[Step], None]
 
-_LISTENER: ContextVar[Listener | None] = ContextVar("neuralis_build_progress", default=None)
+_listener: Listener | None = None  # one per process: a step in a worker thread is shown too
 
 
 @contextmanager
 def step(what: str) -> Iterator[None]:
     """Announce ``what`` to the listener, if any, when it starts and when it ends."""
-    listener = _LISTENER.get()
+    listener = _listener
     if listener is None:
         yield
         return
@@ -48,9 +48,10 @@ def step(what: str) -> Iterator[None]:
 
 @contextmanager
 def listening(listener: Listener) -> Iterator[None]:
-    """Send the steps announced inside this block (in this thread) to ``listener``."""
-    token = _LISTENER.set(listener)
+    """Send the steps announced inside this block to ``listener``."""
+    global _listener
+    previous, _listener = _listener, listener
     try:
         yield
     finally:
-        _LISTENER.reset(token)
+        _listener = previous

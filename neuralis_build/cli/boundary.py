@@ -13,10 +13,26 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal
 
-from neuralis_build.diagnostics import DiagnosticJSON
 from neuralis_build.errors import DiagnosedError, NeuralisError, SubprocessError, ToolMissingError
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    from neuralis_build.diagnostics import DiagnosticJSON
+
+    class ErrorJSON(TypedDict):
+        """What an error looks like under ``--format json`` (the ``error`` member of an element)."""
+
+        kind: ErrorKind
+        exitCode: int
+        message: str
+        hint: str | None
+        diagnostics: list[DiagnosticJSON]
+        command: list[str] | None
+        output: str | None
+
 
 VERBOSE = False  # set by --verbose wherever it is given (before or after the subcommand)
 
@@ -26,18 +42,6 @@ ErrorKind = Literal["input", "usage", "environment", "internal"]
 # Commands whose JSON is an array with one element per PATH; the others print one object (a report).
 PATH_COMMANDS = frozenset({"check", "ui", "pack"})
 REPORT_COMMANDS = frozenset({"doctor", "image"})
-
-
-class ErrorJSON(TypedDict):
-    """What an error looks like under ``--format json`` (the ``error`` member of an element)."""
-
-    kind: ErrorKind
-    exitCode: int
-    message: str
-    hint: str | None
-    diagnostics: list[DiagnosticJSON]
-    command: list[str] | None
-    output: str | None
 
 
 class PipeClosed(Exception):

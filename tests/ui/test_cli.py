@@ -172,7 +172,7 @@ FAST_PROBE = """
 import sys
 from neuralis_build.cli.entry import main
 code = main({args!r})
-print(code, sorted(m for m in ("typer", "rich", "pydantic") if m in sys.modules))
+print(code, sorted(m for m in ("typer", "rich", "pydantic", "tomllib", "neuralis_build.explain") if m in sys.modules))
 """
 
 
