@@ -110,16 +110,17 @@ def check_package(package: Package, trust: Trust, host: HostProfile | None = Non
 def duplicate_keys(package: Package) -> list[Diagnostic]:
     """A key twice in one object: node keeps the last silently, so the first is an edit that does nothing."""
     found = []
-    for pointer, (line, column), (first, _) in package.source.duplicate_keys():
+    for pointer, (line, column), (first, first_column) in package.source.duplicate_keys():
         key, parent = split(pointer)[-1], pointer.rsplit("/", 1)[0]
         where = f"in {parent}" if parent else "at the top level"
+        lines = f"lines {first} and {line}" if first != line else f"line {line}, columns {first_column} and {column}"
         found.append(
             Diagnostic(
                 "error",
                 NB0005.id,
                 "package.json",
                 pointer,
-                f'"{key}" appears twice {where} (lines {first} and {line}); JSON.parse keeps only this last one',
+                f'"{key}" appears twice {where} ({lines}); JSON.parse keeps only this last one',
                 f'remove one of the two "{key}" keys, keeping the value you mean (merge them if both hold parts)',
                 line,
                 column,

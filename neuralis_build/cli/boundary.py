@@ -48,6 +48,10 @@ class PipeClosed(Exception):
     """stdout's reader went away; raised instead of BrokenPipeError, which typer would turn into exit 1."""
 
 
+class Interrupted(Exception):
+    """Ctrl-C inside a command; raised instead of KeyboardInterrupt, which typer would end silently."""
+
+
 def verbose(args: Sequence[str] = ()) -> bool:
     """Was --verbose given (parsed already, or anywhere in the arguments before ``--``)?"""
     return VERBOSE or any(a in ("--verbose", "-v") for a in _options(args))
@@ -142,7 +146,7 @@ def guarded(body: Callable[[], int], args: Sequence[str]) -> int:
         return code
     except (BrokenPipeError, PipeClosed):
         return _pipe_closed()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):
         _stderr_line("interrupted")
         return 130
     except Exception as exc:
@@ -194,10 +198,10 @@ def show_error(exc: BaseException, args: Sequence[str] = ()) -> None:
     console = stderr()
     kind = kind_of(exc)
     if kind == "internal":
-        again = "" if verbose(args) else "; rerun with --verbose for the traceback and"
+        again = "" if verbose(args) else " rerun with --verbose for the traceback and"
         console.print(
             f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))}\n"
-            f"This is a bug in neuralis-build{again} report it."
+            f"This is a bug in neuralis-build;{again} report it."
         )
         return
     console.print(f"[bold red]error:[/] {escape(message_of(exc))}")
@@ -241,7 +245,7 @@ def print_json(data: Any) -> None:
 
 
 def pipe_safe(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a command so a closed stdout escapes typer as PipeClosed (typer maps EPIPE to exit 1)."""
+    """Wrap a command so a closed stdout and Ctrl-C reach ``guarded`` (typer would exit 1, or 130 silently)."""
     import functools
 
     @functools.wraps(func)
@@ -250,5 +254,7 @@ def pipe_safe(func: Callable[..., Any]) -> Callable[..., Any]:
             return func(*args, **kwargs)
         except BrokenPipeError:
             raise PipeClosed from None
+        except KeyboardInterrupt:
+            raise Interrupted from None
 
     return run

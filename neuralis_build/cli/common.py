@@ -115,16 +115,25 @@ def no_color() -> bool:
 
 def stderr() -> Console:
     """A rich console on stderr (imported on first use, to keep start-up light)."""
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, soft_wrap=True, color_system=None if no_color() else "auto")
+    return _console(stderr=True)
 
 
 def stdout() -> Console:
     """A rich console on stdout; under NO_COLOR it writes no escape code (rich alone would keep bold and dim)."""
+    return _console(stderr=False)
+
+
+def _console(*, stderr: bool) -> Console:
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True, color_system=None if no_color() else "auto")
+    console = Console(stderr=stderr, highlight=False, soft_wrap=True, color_system=None if no_color() else "auto")
+
+    def closed() -> None:  # rich would exit 1 here; the boundary ends a closed pipe quietly with 0
+        console.quiet = True
+        raise boundary.PipeClosed
+
+    console.on_broken_pipe = closed  # type: ignore[method-assign]
+    return console
 
 
 def live(console: Console) -> bool:
@@ -142,6 +151,7 @@ def run_app(app: typer.Typer, argv: Sequence[str] | None = None, *, prog: str) -
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
+    boundary.VERBOSE = False  # each run starts quiet (tests run many in one process)
 
     def body() -> int:
         try:

@@ -196,8 +196,7 @@ def fast_main(args: Sequence[str]) -> int | None:
         return None  # typer names the choices
     from neuralis_build.cli import boundary
 
-    if flags & {"--verbose", "-v"}:
-        boundary.VERBOSE = True
+    boundary.VERBOSE = bool(flags & {"--verbose", "-v"})
 
     def body() -> int:
         options = options_for(values.get("--host"), "--minify" in flags, "--sourcemap" in flags, values.get("--entry"))
