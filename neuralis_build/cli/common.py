@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -139,6 +140,16 @@ def _console(*, stderr: bool) -> Console:
 def live(console: Console) -> bool:
     """May this console redraw in place (a spinner)? Only on a terminal, and never under NO_COLOR."""
     return console.is_terminal and not no_color()
+
+
+def status(console: Console, text: str) -> AbstractContextManager[Any]:
+    """A spinner with ``text`` while the block runs where one may redraw (see ``live``); else one plain line."""
+    if live(console):
+        return console.status(text, spinner="dots")
+    from contextlib import nullcontext
+
+    console.print(f"{text}…")
+    return nullcontext()
 
 
 def plain(console: Console, width: int) -> bool:

@@ -11,6 +11,7 @@ from neuralis_build.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
     from neuralis_build.check import CheckResult
 
@@ -117,3 +118,23 @@ def diagnostic_annotations(base: Path | None, diagnostics: Iterable[Diagnostic])
 def github_annotations(results: Sequence[CheckResult]) -> str:
     """check's findings as GitHub Actions workflow commands, one line each."""
     return "\n".join(line for r in results for line in diagnostic_annotations(r.path, r.diagnostics))
+
+
+def print_table(console: Console, table: Table) -> None:
+    """A rich table on a terminal wide enough for it; otherwise plain aligned lines, each cell whole.
+
+    In CI logs and pipes (no terminal), or on a terminal narrower than the content, rich would cut
+    cells with an ellipsis or wrap them; here the borders go and every line is as long as it needs.
+    """
+    from neuralis_build.cli.common import plain
+
+    wide = console.options.update(width=100_000)  # measured unbounded: rich clamps to the console's width
+    if not plain(console, console.measure(table, options=wide).maximum):
+        console.print(table)
+        return
+    table.box = None
+    table.show_edge = False
+    table.padding = (0, 2, 0, 0)
+    lines = console.render_lines(table, wide.update(width=console.measure(table, options=wide).maximum), pad=False)
+    for line in lines:
+        console.print("".join(segment.text for segment in line).rstrip(), markup=False, highlight=False, style="")
