@@ -54,7 +54,8 @@ def test_the_pack_tree_on_a_wide_terminal_plain_lines_in_a_pipe_or_a_narrow_one(
     args = [str(BIN / "neuralis-build"), "pack", "deep", "--dry-run"]
     wide = on_terminal(args, cwd=tmp_path, columns=300, env={"NO_COLOR": "1"})
     assert "└── " in wide and f"lib/{LONG}/{LONG}/index.js" not in wide
-    whole = f"  lib/{LONG}/{LONG}/index.js  20 B"
+    path = f"lib/{LONG}/{LONG}/index.js"
+    whole = f"  {path}  20 B"
     narrow = on_terminal(args, cwd=tmp_path, columns=60, env={"NO_COLOR": "1"})
     assert whole in narrow.splitlines() and "└── " not in narrow
     done = piped(args, cwd=tmp_path)
@@ -62,7 +63,7 @@ def test_the_pack_tree_on_a_wide_terminal_plain_lines_in_a_pipe_or_a_narrow_one(
     assert done.stderr.splitlines()[:4] == [
         "📦 acme-pkg@1.0.0",
         whole,
-        "  package.json  93 B",
+        f"  {'package.json':<{len(path)}}  93 B",
         "filename       " + "acme-pkg-1.0.0.tgz (dry run: not written)",
     ]
 

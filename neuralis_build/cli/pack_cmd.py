@@ -98,13 +98,16 @@ def _plain_listing(console: Console, result: PackResult, listing: list[tuple[int
 
     console.print(f"📦 {escape(result.id)}")
     parents: list[str] = []
+    rows: list[tuple[str, str]] = []
     for depth, name, what, folder in listing:
         del parents[depth:]
         if folder and not what:
             parents.append(name)
             continue
-        path = "".join(parents) + name
-        console.print(f"  {escape(path)}  [dim]{escape(what)}[/]", soft_wrap=True)
+        rows.append(("".join(parents) + name, what))
+    width = max((len(path) for path, _ in rows), default=0)
+    for path, what in rows:
+        console.print(f"  {escape(path.ljust(width))}  [dim]{escape(what)}[/]", soft_wrap=True)
 
 
 def _details(console: Console, result: PackResult, written: Path | None) -> None:

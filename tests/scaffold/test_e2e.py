@@ -72,7 +72,7 @@ def test_a_new_package_builds_checks_packs_and_installs(template: str, tmp_path:
         env=_env(),
         timeout=120,
     )
-    report = json.loads(checked.stdout)
+    (report,) = json.loads(checked.stdout)  # one element per PATH
     assert report["diagnostics"] == []
     assert (checked.returncode, report["ok"], report["id"]) == (0, True, name)
 
