@@ -16,6 +16,7 @@ from neuralis_build.trust import Trust
 
 NB0120 = code("NB0120", "not-neuralis", "package.json has no neuralis block, so the host never loads it")
 NB0121 = code("NB0121", "reference-only", "a referenceOnly package is installed but never loaded or validated")
+NB0009 = code("NB0009", "duplicate-key", "an object in package.json has one key twice; JSON.parse keeps only the last")
 
 
 class CheckJSON(TypedDict):
@@ -95,6 +96,7 @@ def check_package(package: Package, trust: Trust, host: HostProfile | None = Non
         )
         return _result(package, trust, diags.items, None)
 
+    diags.extend(duplicate_keys(package))
     checker = Checker(diags=diags, trust=trust, package=package, host=host or default_host_profile())
     NEURALIS.check(block, "/neuralis", checker)
     if isinstance(block, dict):
@@ -103,6 +105,28 @@ def check_package(package: Package, trust: Trust, host: HostProfile | None = Non
                 rule(block, checker)
     effective = _without(block, checker.dropped) if isinstance(block, dict) else None
     return _result(package, trust, diags.items, effective)
+
+
+def duplicate_keys(package: Package) -> list[Diagnostic]:
+    """A key twice in one object: node keeps the last silently, so the first is an edit that does nothing."""
+    found = []
+    for pointer, (line, column), (first, first_column) in package.source.duplicate_keys():
+        key, parent = split(pointer)[-1], pointer.rsplit("/", 1)[0]
+        where = f"in {parent}" if parent else "at the top level"
+        lines = f"lines {first} and {line}" if first != line else f"line {line}, columns {first_column} and {column}"
+        found.append(
+            Diagnostic(
+                "error",
+                NB0009.id,
+                "package.json",
+                pointer,
+                f'"{key}" appears twice {where} ({lines}); JSON.parse keeps only this last one',
+                f'remove one of the two "{key}" keys, keeping the value you mean (merge them if both hold parts)',
+                line,
+                column,
+            )
+        )
+    return found
 
 
 def _result(package: Package, trust: Trust, items: list[Diagnostic], effective: dict[str, Any] | None) -> CheckResult:

@@ -51,6 +51,7 @@ class _Locator:
         self.positions: dict[str, int] = {}
         self.max_depth = max_depth
         self.too_deep: str | None = None  # the first array or object nested past max_depth
+        self.duplicates: list[tuple[str, int, int]] = []  # (pointer, offset of the repeat, of the first)
 
     def run(self) -> dict[str, int]:
         try:
@@ -64,7 +65,9 @@ class _Locator:
         return m.end() if m else i
 
     def _value(self, i: int, ptr: str, key_at: int | None = None, *, depth: int) -> int:
-        self.positions.setdefault(ptr, i if key_at is None else key_at)
+        # A repeated key overwrites: JSON.parse (and json.loads) keep the last value, so pointers
+        # must lead to the value the package really has.
+        self.positions[ptr] = i if key_at is None else key_at
         ch = self.text[i]
         if ch in "{[" and depth >= self.max_depth:
             self.too_deep = ptr
@@ -73,11 +76,15 @@ class _Locator:
             i = self._skip(i + 1)
             if self.text[i] == "}":
                 return i + 1
+            seen: dict[str, int] = {}
             while True:
                 m = _STRING.match(self.text, i)
                 if not m:
                     raise ValueError("expected a key")
                 key = json.loads(m.group(0))
+                if key in seen:
+                    self.duplicates.append((join(ptr, key), i, seen[key]))
+                seen.setdefault(key, i)
                 j = self._skip(m.end())
                 if self.text[j] != ":":
                     raise ValueError("expected ':'")
@@ -124,18 +131,30 @@ class SourceMap:
     def __init__(self, text: str) -> None:
         self._text = text
         self._positions: dict[str, int] | None = None
+        self._duplicates: list[tuple[str, int, int]] = []
         self._line_starts: list[int] | None = None
+
+    def _located(self) -> dict[str, int]:
+        if self._positions is None:
+            locator = _Locator(self._text)
+            self._positions = locator.run()
+            self._duplicates = locator.duplicates
+        return self._positions
+
+    def duplicate_keys(self) -> list[tuple[str, tuple[int, int], tuple[int, int]]]:
+        """Each repeat of a key in one object: its pointer, where the repeat stands and where the first one does."""
+        self._located()
+        return [(ptr, self.line_column(at), self.line_column(first)) for ptr, at, first in self._duplicates]
 
     def locate(self, pointer: str) -> tuple[int, int] | None:
         """Where ``pointer`` (or its nearest existing ancestor) starts; ``None`` when nothing matches."""
-        if self._positions is None:
-            self._positions = _Locator(self._text).run()
+        positions = self._located()
         probe = pointer
-        while probe not in self._positions:
+        while probe not in positions:
             if not probe:
                 return None
             probe = probe.rsplit("/", 1)[0]
-        return self.line_column(self._positions[probe])
+        return self.line_column(positions[probe])
 
     def line_column(self, offset: int) -> tuple[int, int]:
         if self._line_starts is None:

@@ -1,4 +1,4 @@
-"""Start-up stays light: `--version` loads neither rich nor jinja2 (checked on sys.modules, not a timer)."""
+"""Start-up stays light: `--version` loads neither rich nor jinja2, nor explain's data (sys.modules, not a timer)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ PROBE = """
 import sys
 from neuralis_build.cli.{module} import main
 code = main(["--version"])
-heavy = sorted(m for m in ("rich", "jinja2", "jsonschema", "semantic_version", "watchfiles") if m in sys.modules)
+heavy = sorted(
+    m
+    for m in ("rich", "jinja2", "jsonschema", "semantic_version", "watchfiles", "tomllib", "neuralis_build.explain")
+    if m in sys.modules
+)
 print(code, heavy)
 """
 

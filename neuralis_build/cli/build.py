@@ -1,30 +1,29 @@
-"""`neuralis-build`: check, ui, dev, pack, image, schema and doctor."""
+"""`neuralis-build`: check, ui, dev, pack, image, schema, doctor and explain."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neuralis_build.cli import common, dev_cmd, doctor_cmd, image_cmd, pack_cmd, ui_cmd
+from neuralis_build.cli import boundary, common, dev_cmd, doctor_cmd, explain_cmd, image_cmd, pack_cmd, ui_cmd
+
+if TYPE_CHECKING:
+    from neuralis_build.check import CheckResult
 
 app = typer.Typer(
     name="neuralis-build",
     help="Build, check and package Neuralis packages.",
+    epilog=common.examples("neuralis-build check --trust untrusted", "neuralis-build ui && neuralis-build pack"),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings=common.CONTEXT,
 )
 
-
-class CheckFormat(StrEnum):
-    text = "text"
-    json = "json"
-    github = "github"
-
+CheckFormat = common.Format  # the name tests and callers used before every command took --format
 
 _VERSION = common.version_callback("neuralis-build")
 
@@ -42,55 +41,88 @@ def _main(
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks of internal errors.")] = False,
 ) -> None:
-    common.VERBOSE = verbose
+    if verbose:
+        boundary.VERBOSE = True
 
 
-@app.command()
+@app.command(
+    short_help="Validate packages at a trust tier.",
+    epilog=common.examples(
+        "neuralis-build check --trust untrusted",
+        "neuralis-build check packages/* --trust first-party --format github",
+    ),
+)
 def check(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Package folders (default: the current folder).")] = None,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="[PATH]...", show_default=False, help="Package folders (default: the current folder)."),
+    ] = None,
     trust: Annotated[
         common.TrustOption,
         typer.Option(
             "--trust",
+            metavar="TIER",
             envvar="NEURALIS_TRUST",
             case_sensitive=False,
             help="The tier the host assigns: first-party, trusted or untrusted.",
         ),
     ] = ...,  # type: ignore[assignment]
-    format: Annotated[CheckFormat, typer.Option("--format", "-f", help="text, json or github.")] = CheckFormat.text,
-    host: Annotated[Path | None, typer.Option("--host", help="A host profile JSON file.")] = None,
+    format: Annotated[
+        common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
+    ] = common.Format.text,
+    host: Annotated[Path | None, typer.Option("--host", metavar="PROFILE", help="A host profile JSON file.")] = None,
 ) -> None:
     """Validate the manifest, the directory contract and declarations against build output."""
     from neuralis_build.check import check_path
     from neuralis_build.cli import render
+    from neuralis_build.errors import NeuralisError
     from neuralis_build.hostprofile import load_host_profile
 
     profile = load_host_profile(host)
-    results = [check_path(p, trust.value, profile) for p in (paths or [Path(".")])]
-    if format is CheckFormat.json:
-        print(render.check_json(results))
-    elif format is CheckFormat.github:
-        text = render.github_annotations(results)
-        if text:
-            print(text)
+    out = common.stdout()
+    results: list[CheckResult] = []
+    elements: list[Any] = []
+    annotations: list[str] = []
+    failed = 0
+    for path in paths or [Path(".")]:
+        try:
+            result = check_path(path, trust.value, profile)
+        except NeuralisError as exc:  # the PATH could not be judged (no such folder): say so, go on
+            failed = max(failed, exc.exit_code)
+            boundary.show_error(exc)
+            elements.append({"path": str(path), "error": boundary.error_json(exc)})
+            annotations.append(render.annotation("error", exc.message, title="neuralis-build check"))
+            continue
+        results.append(result)
+        elements.append(result.to_json())
+        annotations += render.diagnostic_annotations(result.path, result.diagnostics)
+        if format is common.Format.text:
+            render.print_check_result(out, result)
+    if format is common.Format.json:
+        boundary.print_json(elements)
+    elif format is common.Format.github:
+        if annotations:
+            print("\n".join(annotations))
     else:
-        render.print_check_text(common.stdout(), results)
-    if not all(r.ok for r in results):
-        raise typer.Exit(1)
+        render.explain_footer(out, [d for r in results for d in r.diagnostics])
+    if failed or not all(r.ok for r in results):
+        raise typer.Exit(failed or 1)
 
 
-@app.command()
+@app.command(
+    short_help="Print the JSON Schema of the neuralis block.",
+    epilog=common.examples("neuralis-build schema > neuralis.schema.json"),
+)
 def schema() -> None:
     """Print the JSON Schema (draft 2020-12) of the neuralis block, for editors."""
-    import json
-
     from neuralis_build.manifest.schema import manifest_schema
 
-    print(json.dumps(manifest_schema(), indent=2, ensure_ascii=False))
+    boundary.print_json(manifest_schema())
 
 
-for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, doctor_cmd):
+for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, doctor_cmd, explain_cmd):
     _module.register(app)
+common.add_common_options(app, "neuralis-build")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,20 +1,20 @@
-"""What every command shares: the run wrapper that maps errors to exit codes, and the consoles."""
+"""What every command shares: the run wrapper, the options every command takes, the consoles, the formats."""
 
 from __future__ import annotations
 
-import sys
+import inspect
+import os
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from enum import StrEnum
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 from neuralis_build import __version__
-from neuralis_build.errors import DiagnosedError, NeuralisError, SubprocessError
+from neuralis_build.cli import boundary
 
 if TYPE_CHECKING:
     import typer
     from rich.console import Console
-
-VERBOSE = False
 
 
 class TrustOption(StrEnum):
@@ -23,6 +23,23 @@ class TrustOption(StrEnum):
     first_party = "first-party"
     trusted = "trusted"
     untrusted = "untrusted"
+
+
+class Format(StrEnum):
+    """``--format``: text for people, json for programs, github for GitHub Actions annotations."""
+
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+FORMAT_HELP = "text (default), json or github (workflow annotations)."
+CONTEXT = {"help_option_names": ["--help", "-h"]}
+
+
+def examples(*lines: str) -> str:
+    """A help epilog that lists example command lines as they are (``\\b`` stops click re-wrapping them)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def version_callback(prog: str) -> Callable[[bool], None]:
@@ -38,82 +55,123 @@ def version_callback(prog: str) -> Callable[[bool], None]:
     return show
 
 
-def tolerant_streams() -> None:
-    """Let stdout and stderr write any string: a lone surrogate (from a file name or a tarball entry that is
-    not UTF-8) comes out as a ``\\udcff`` escape instead of raising UnicodeEncodeError mid-report.
+def _set_verbose(value: bool) -> None:
+    if value:
+        boundary.VERBOSE = True
 
-    In JSON output that escape is itself valid JSON for the same code unit, so ``--format json`` stays
-    parseable; in text it shows the reader exactly which character was wrong.
+
+def add_common_options(app: typer.Typer, prog: str) -> None:
+    """Give every command of ``app`` the root's --verbose and --version (``-h`` comes from CONTEXT).
+
+    So ``neuralis-build check --verbose`` works as well as ``neuralis-build --verbose check``. Each
+    callback is also wrapped so a closed stdout ends the run quietly (see boundary.pipe_safe).
     """
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            try:
-                reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):  # a closed or detached stream: nothing to print to anyway
-                pass
+    import typer
+
+    extra = [
+        inspect.Parameter(
+            "_verbose",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[
+                bool,
+                typer.Option(
+                    "--verbose", "-v", callback=_set_verbose, is_eager=True, help="Show tracebacks of internal errors."
+                ),
+            ],
+        ),
+        inspect.Parameter(
+            "_version",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[
+                bool,
+                typer.Option("--version", callback=version_callback(prog), is_eager=True, help="Print the version."),
+            ],
+        ),
+    ]
+    for info in app.registered_commands:
+        if info.callback is not None and not getattr(info.callback, "_common_options", False):
+            info.callback = _with_options(info.callback, extra)
+
+
+def _with_options(func: Callable[..., Any], extra: list[inspect.Parameter]) -> Callable[..., Any]:
+    """``func`` with ``extra`` keyword parameters in its signature (for typer), which it never receives."""
+    signature = inspect.signature(func, eval_str=True)
+    safe = boundary.pipe_safe(func)
+
+    def run(*args: Any, _verbose: bool = False, _version: bool = False, **kwargs: Any) -> Any:
+        return safe(*args, **kwargs)
+
+    run.__name__, run.__doc__, run.__module__ = func.__name__, func.__doc__, func.__module__
+    run.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *extra])  # type: ignore[attr-defined]
+    run._common_options = True  # type: ignore[attr-defined]
+    return run
+
+
+def no_color() -> bool:
+    """NO_COLOR (https://no-color.org): set and not empty means no escape codes at all."""
+    return bool(os.environ.get("NO_COLOR"))
 
 
 def stderr() -> Console:
     """A rich console on stderr (imported on first use, to keep start-up light)."""
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return _console(stderr=True)
 
 
 def stdout() -> Console:
+    """A rich console on stdout; under NO_COLOR it writes no escape code (rich alone would keep bold and dim)."""
+    return _console(stderr=False)
+
+
+def _console(*, stderr: bool) -> Console:
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True)
+    console = Console(stderr=stderr, highlight=False, soft_wrap=True, color_system=None if no_color() else "auto")
+
+    def closed() -> None:  # rich would exit 1 here; the boundary ends a closed pipe quietly with 0
+        console.quiet = True
+        raise boundary.PipeClosed
+
+    console.on_broken_pipe = closed  # type: ignore[method-assign]
+    return console
 
 
-def fail(exc: NeuralisError) -> NoReturn:
-    """Print an error the way a person can act on it, and exit with its code."""
-    from rich.markup import escape
+def live(console: Console) -> bool:
+    """May this console redraw in place (a spinner)? Only on a terminal, and never under NO_COLOR."""
+    return console.is_terminal and not no_color()
 
-    console = stderr()
-    console.print(f"[bold red]error:[/] {escape(exc.message)}")
-    if isinstance(exc, DiagnosedError):
-        from neuralis_build.cli.render import print_diagnostics
 
-        print_diagnostics(console, exc.diagnostics, base=None)
-    if isinstance(exc, SubprocessError):
-        console.print(f"[dim]command:[/] {escape(' '.join(exc.command))}")
-        if exc.output.strip():
-            console.print(escape(exc.output.rstrip()))
-    if exc.hint:
-        console.print(f"[cyan]hint:[/] {escape(exc.hint)}")
-    raise SystemExit(exc.exit_code)
+def status(console: Console, text: str) -> AbstractContextManager[Any]:
+    """A spinner with ``text`` while the block runs where one may redraw (see ``live``); else one plain line."""
+    if live(console):
+        return console.status(text, spinner="dots")
+    from contextlib import nullcontext
+
+    console.print(f"{text}…")
+    return nullcontext()
+
+
+def plain(console: Console, width: int) -> bool:
+    """Print a table as plain lines: no terminal (CI, a pipe), or a terminal narrower than the content."""
+    return not console.is_terminal or width > console.width
 
 
 def run_app(app: typer.Typer, argv: Sequence[str] | None = None, *, prog: str) -> int:
-    """Run a typer app; map our errors to exit codes in one place and hide tracebacks unless --verbose."""
+    """Run a typer app inside the one error boundary (boundary.guarded)."""
+    import sys
+
     args = list(sys.argv[1:] if argv is None else argv)
-    tolerant_streams()
-    try:
-        app(args=args, prog_name=prog, standalone_mode=True)
-    except SystemExit as done:  # typer's own exits: success, --help, usage errors (2)
-        code = done.code
-        return code if isinstance(code, int) else (0 if code is None else 2)
-    except Exception as exc:
-        return exit_code_of(exc, args)
-    except KeyboardInterrupt:
-        stderr().print("[red]interrupted[/]")
-        return 130
-    return 0
+    boundary.tolerant_streams()
+    boundary.VERBOSE = False  # each run starts quiet (tests run many in one process)
 
-
-def exit_code_of(exc: Exception, args: Sequence[str]) -> int:
-    """The one error boundary of every entry point (typer's and the fast paths): report ``exc``, return the code."""
-    if isinstance(exc, NeuralisError):
+    def body() -> int:
         try:
-            fail(exc)
-        except SystemExit as done:
-            return int(done.code or 0)
-    if VERBOSE or "--verbose" in args or "-v" in args:
-        raise exc
-    stderr().print(
-        f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
-        "This is a bug in neuralis-build; rerun with --verbose for the traceback and report it."
-    )
-    return 2
+            code = app(args=args, prog_name=prog, standalone_mode=False)
+        except SystemExit as done:  # --help, --version, completion
+            code = done.code
+        if code is None:
+            return 0
+        return code if isinstance(code, int) else 2
+
+    return boundary.guarded(body, args)

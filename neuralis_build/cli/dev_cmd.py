@@ -37,18 +37,35 @@ def report_line(report: BuildReport) -> str:
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
-    @app.command()
+    @app.command(
+        short_help="Serve a live host-like page of the package.",
+        epilog=common.examples("neuralis-build dev", "neuralis-build dev packages/reports --port 8080 --open"),
+    )
     def dev(
-        path: Annotated[Path, typer.Argument(help="The package folder (default: the current folder).")] = Path("."),
-        port: Annotated[int, typer.Option("--port", help="The port on 127.0.0.1 (0 picks a free one).")] = 0,
-        host: Annotated[Path | None, typer.Option("--host", help="A host profile JSON file.")] = None,
+        path: Annotated[
+            Path,
+            typer.Argument(
+                metavar="[PATH]", show_default=False, help="The package folder (default: the current folder)."
+            ),
+        ] = Path("."),
+        port: Annotated[
+            int,
+            typer.Option(
+                "--port", metavar="N", show_default=False, help="The port on 127.0.0.1 (default 0: a free one)."
+            ),
+        ] = 0,
+        host: Annotated[
+            Path | None, typer.Option("--host", metavar="PROFILE", help="A host profile JSON file.")
+        ] = None,
         trust: Annotated[
             common.TrustOption,
             typer.Option(
                 "--trust",
+                metavar="TIER",
                 envvar="NEURALIS_TRUST",
                 case_sensitive=False,
-                help="The tier the page judges the package at (default first-party).",
+                show_default=False,
+                help="The tier the page judges the package at: first-party (default), trusted or untrusted.",
             ),
         ] = common.TrustOption.first_party,
         open_: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,

@@ -2,29 +2,43 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
+
+from neuralis_build.cli import boundary, common
 
 
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
-    @app.command()
+    @app.command(
+        short_help="Report Node, npm and esbuild.",
+        epilog=common.examples("neuralis-build doctor", "neuralis-build doctor --fetch --format json"),
+    )
     def doctor(
         fetch: Annotated[
             bool, typer.Option("--fetch", help="Fetch and verify the pinned esbuild now if it is not cached.")
         ] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        format: Annotated[
+            common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
+        ] = common.Format.text,
+        as_json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
     ) -> None:
         """Report the tools the toolchain drives (Node, npm, esbuild); exit 2 when one is missing."""
         from neuralis_build import __version__
         from neuralis_build.ui.doctor import diagnose
 
+        fmt = common.Format.json if as_json else format
         tools = diagnose(fetch=fetch)
-        if as_json:
-            print(json.dumps({"version": __version__, "tools": [t.to_json() for t in tools]}, indent=2))
+        if fmt is common.Format.json:
+            boundary.print_json({"version": __version__, "tools": [t.to_json() for t in tools]})
+        elif fmt is common.Format.github:
+            from neuralis_build.cli.render import annotation
+
+            for t in tools:
+                if not t.ok:
+                    print(annotation("error", f"{t.name} is missing: {t.note}", title="neuralis-build doctor"))
         else:
             print(f"neuralis-build {__version__}")
             width = max(len(t.version or "-") for t in tools)

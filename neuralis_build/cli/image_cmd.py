@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from neuralis_build.cli import common
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
 class ImageFormat(StrEnum):
     text = "text"
     json = "json"
+    github = "github"
 
 
 _STATUS_STYLE = {"loaded": "green", "reference-only": "cyan", "not-neuralis": "dim", "refused": "bold red"}
@@ -26,17 +29,32 @@ _STATUS_STYLE = {"loaded": "green", "reference-only": "cyan", "not-neuralis": "d
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
-    @app.command()
+    @app.command(
+        short_help="Build a host image from a SPEC.",
+        epilog=common.examples(
+            "neuralis-build image example-packages/image.toml --out build/image",
+            "neuralis-build image image.toml --frozen --format github",
+        ),
+    )
     def image(
-        spec: Annotated[Path, typer.Argument(help="The image spec (TOML): [host] and [[packages]].")],
-        out: Annotated[Path, typer.Option("--out", "-o", help="The image folder.")] = Path("build/image"),
+        spec: Annotated[Path, typer.Argument(metavar="SPEC", help="The image spec (TOML): [host] and [[packages]].")],
+        out: Annotated[
+            Path,
+            typer.Option(
+                "--out", "-o", metavar="DIR", show_default=False, help="The image folder (default: build/image)."
+            ),
+        ] = Path("build/image"),
         host: Annotated[
-            Path | None, typer.Option("--host", help="A host profile JSON file (overrides [host] profile).")
+            Path | None,
+            typer.Option("--host", metavar="PROFILE", help="A host profile JSON file (overrides [host] profile)."),
         ] = None,
         jobs: Annotated[
-            int | None, typer.Option("--jobs", "-j", min=1, help="Packages worked on at once (default: CPUs).")
+            int | None,
+            typer.Option("--jobs", "-j", metavar="N", help="Packages worked on at once (default: the CPUs)."),
         ] = None,
-        format: Annotated[ImageFormat, typer.Option("--format", "-f", help="text or json.")] = ImageFormat.text,
+        format: Annotated[
+            ImageFormat, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
+        ] = ImageFormat.text,
         frozen: Annotated[
             bool, typer.Option("--frozen", help="Refuse to build when the image would differ from its lock.")
         ] = False,
@@ -45,12 +63,13 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Install, check and judge every package of SPEC into one host image; report every refusal."""
-        from neuralis_build.cli import common
         from neuralis_build.errors import UsageError
         from neuralis_build.hostprofile import load_host_profile
         from neuralis_build.image.build import PackageFinished, build_image
         from neuralis_build.image.spec import frozen_problems, load_spec
 
+        if jobs is not None and jobs < 1:
+            raise typer.BadParameter("at least 1", param_hint="--jobs")
         image_spec = load_spec(spec)
         if frozen:
             problems = frozen_problems(image_spec)
@@ -62,7 +81,7 @@ def register(app: typer.Typer) -> None:
         def show(event: PackageFinished) -> None:
             err.print(_progress_line(event.outcome, event.index, event.total))
 
-        with err.status(f"building {len(image_spec.packages)} package(s) into {out}", spinner="dots"):
+        with common.status(err, f"building {len(image_spec.packages)} package(s) into {out}"):
             result = build_image(
                 image_spec,
                 out,
@@ -73,6 +92,8 @@ def register(app: typer.Typer) -> None:
             )
         if format is ImageFormat.json:
             print(result.render(), end="")
+        elif format is ImageFormat.github:
+            print_annotations(result)
         else:
             print_summary(common.stdout(), result)
         if result.anything_refused and not allow_refused:
@@ -102,7 +123,7 @@ def print_summary(console: Console, result: ImageResult) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from neuralis_build.cli.render import display_path, print_diagnostics
+    from neuralis_build.cli.render import display_path, print_diagnostics, print_table
 
     table = Table(title=f"image {display_path(result.out)}", title_justify="left")
     for column in ("package", "version", "class", "trust", "status", "UI module", "brought in by"):
@@ -119,7 +140,7 @@ def print_summary(console: Console, result: ImageResult) -> None:
             f"[{style}]{module}[/]" if module else "",
             escape(" → ".join(p.chain[:-1])) if len(p.chain) > 1 else "",
         )
-    console.print(table)
+    print_table(console, table)
     for p in result.packages:
         shown = [d for d in p.diagnostics if d.severity != "note"]
         if p.status == "refused" or (p.module and p.module.status == "refused") or shown:
@@ -134,7 +155,7 @@ def print_summary(console: Console, result: ImageResult) -> None:
             tools.add_column(column)
         for t in result.tools:
             tools.add_row(escape(t.name), escape(t.owner), escape(", ".join(t.shadowed)))
-        console.print(tools)
+        print_table(console, tools)
     if result.services:
         listed = "; ".join(f"{s}: {', '.join(ids)}" for s, ids in result.services.items())
         console.print(f"services: {escape(listed)}")
@@ -174,3 +195,19 @@ def print_closure(console: Console, result: ImageResult) -> None:
             f"[yellow]![/] install script not run: {escape(entry['name'])}@{escape(entry['version'])} "
             f"[dim]({escape(entry['path'])})[/] {escape(scripts)}"
         )
+
+
+def print_annotations(result: ImageResult) -> None:
+    """--format github: each package's findings and each refused UI module as a workflow command."""
+    from neuralis_build.cli.render import annotation
+
+    for p in result.packages:
+        for d in p.diagnostics:
+            if d.severity == "note":
+                continue
+            where = d.file + (f" {d.pointer}" if d.pointer else "")
+            body = f"{_label(p)} ({p.source}) {where}: {d.message}" + (f"\nhint: {d.hint}" if d.hint else "")
+            print(annotation(d.severity, body, title=d.code))
+        if p.module is not None and p.module.status == "refused":
+            body = f"{_label(p)}: UI module refused: {p.module.reason}"
+            print(annotation("error", body, title="neuralis-build image"))

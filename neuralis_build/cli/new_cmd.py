@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from neuralis_build.cli import common
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -89,21 +91,31 @@ def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> 
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
-    @app.command()
+    @app.command(
+        epilog=common.examples(
+            "neuralis new my-package", "neuralis new @acme/reports --template ui-module --dry-run --no-input"
+        )
+    )
     def new(
         name: Annotated[
-            str | None, typer.Argument(help="The npm package name, such as my-package or @acme/reports.")
+            str | None,
+            typer.Argument(metavar="[NAME]", help="The npm package name, such as my-package or @acme/reports."),
         ] = None,
         template: Annotated[
-            str | None, typer.Option("--template", "-t", help="The template (see --list); default minimal.")
+            str | None,
+            typer.Option("--template", "-t", metavar="NAME", help="The template (see --list); default minimal."),
         ] = None,
         directory: Annotated[
-            Path | None, typer.Option("--dir", "-d", help="The folder to create (default: ./<name without scope>).")
+            Path | None,
+            typer.Option("--dir", "-d", metavar="DIR", help="The folder to create (default: ./<name without scope>)."),
         ] = None,
         package_id: Annotated[
-            str | None, typer.Option("--id", help="The neuralis id; defaults to, and should equal, the npm name.")
+            str | None,
+            typer.Option("--id", metavar="ID", help="The neuralis id; defaults to, and should equal, the npm name."),
         ] = None,
-        description: Annotated[str | None, typer.Option("--description", help="A one-line description.")] = None,
+        description: Annotated[
+            str | None, typer.Option("--description", metavar="TEXT", help="A one-line description.")
+        ] = None,
         force: Annotated[
             bool, typer.Option("--force", help="Write into a non-empty folder, overwriting colliding files.")
         ] = False,
@@ -114,7 +126,6 @@ def register(app: typer.Typer) -> None:
         list_: Annotated[bool, typer.Option("--list", help="List the templates, one line each.")] = False,
     ) -> None:
         """Create a Neuralis package from a template."""
-        from neuralis_build.cli import common
         from neuralis_build.errors import UsageError
         from neuralis_build.scaffold.create import DEFAULT_TEMPLATE, Request, create, default_description, plan
         from neuralis_build.scaffold.names import check_name

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neuralis_build.cli import common
+from neuralis_build.cli import boundary, common
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from neuralis_build.diagnostics import Diagnostic
+    from neuralis_build.hostprofile import HostProfile
     from neuralis_build.pack.tarball import PackResult
-    from neuralis_build.package import Package
+    from neuralis_build.trust import Trust
 
 
 def format_bytes(size: int) -> str:
@@ -62,22 +61,53 @@ def _tree(console: Console, result: PackResult) -> None:
         open_.update(id(c) for c in children)
         level, lines = children, lines + cost
 
-    def add(branch: Tree, node: dict[str, Any]) -> None:
+    def rows(node: dict[str, Any], depth: int) -> list[tuple[int, str, str, bool]]:
+        """(depth, name, what, is folder) of each line the listing shows, folders first."""
+        found: list[tuple[int, str, str, bool]] = []
         for key in sorted(node, key=lambda k: (not k.endswith("/"), k)):
             value = node[key]
             if isinstance(value, dict):
                 if id(value) in open_:
-                    add(branch.add(f"[blue]{escape(key)}[/]"), value)
+                    found.append((depth, key, "", True))
+                    found += rows(value, depth + 1)
                 else:
                     count, size = totals(value)
-                    branch.add(f"[blue]{escape(key)}[/] [dim]{count} files, {format_bytes(size)}[/]")
+                    found.append((depth, key, f"{count} files, {format_bytes(size)}", True))
             else:
-                mode = f" [dim]{value.mode:o}[/]" if value.mode != 0o644 else ""
-                branch.add(f"{escape(key)} [dim]{format_bytes(value.size)}[/]{mode}")
+                mode = f" {value.mode:o}" if value.mode != 0o644 else ""
+                found.append((depth, key, format_bytes(value.size) + mode, False))
+        return found
 
+    listing = rows(nested, 0)
+    widest = max((4 * (depth + 1) + len(name) + len(what) + 1 for depth, name, what, _ in listing), default=0)
+    if common.plain(console, widest):
+        _plain_listing(console, result, listing)
+        return
     root = Tree(f"[bold]📦 {escape(result.id)}[/]")
-    add(root, nested)
+    branches = [root]
+    for depth, name, what, folder in listing:
+        del branches[depth + 1 :]
+        label = f"[blue]{escape(name)}[/]" if folder else escape(name)
+        branches.append(branches[depth].add(f"{label} [dim]{escape(what)}[/]" if what else label))
     console.print(root)
+
+
+def _plain_listing(console: Console, result: PackResult, listing: list[tuple[int, str, str, bool]]) -> None:
+    """The listing for logs and pipes: one line per file (or folded folder) with its whole path, never cut."""
+    from rich.markup import escape
+
+    console.print(f"📦 {escape(result.id)}")
+    parents: list[str] = []
+    rows: list[tuple[str, str]] = []
+    for depth, name, what, folder in listing:
+        del parents[depth:]
+        if folder and not what:
+            parents.append(name)
+            continue
+        rows.append(("".join(parents) + name, what))
+    width = max((len(path) for path, _ in rows), default=0)
+    for path, what in rows:
+        console.print(f"  {escape(path.ljust(width))}  [dim]{escape(what)}[/]", soft_wrap=True)
 
 
 def _details(console: Console, result: PackResult, written: Path | None) -> None:
@@ -97,72 +127,101 @@ def _details(console: Console, result: PackResult, written: Path | None) -> None
         console.print(f"[dim]{key:<14}[/] {escape(value)}")
 
 
-def _print_diagnostics(console: Console, diagnostics: list[Diagnostic], package: Package) -> None:
-    from neuralis_build.cli.render import print_diagnostics
-
-    print_diagnostics(console, diagnostics, package.root)
-
-
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
-    @app.command()
+    @app.command(
+        short_help="Write the tarball npm pack would write.",
+        epilog=common.examples("neuralis-build pack", "neuralis-build pack packages/* --out dist/ --format json"),
+    )
     def pack(
-        path: Annotated[Path, typer.Argument(help="The package folder (default: the current folder).")] = Path("."),
+        paths: Annotated[
+            list[Path] | None,
+            typer.Argument(
+                metavar="[PATH]...", show_default=False, help="Package folders (default: the current folder)."
+            ),
+        ] = None,
         out: Annotated[
-            Path | None, typer.Option("--out", help="Where to write the .tgz (default: the current folder).")
+            Path | None,
+            typer.Option("--out", metavar="DIR", help="Where to write the .tgz files (default: the current folder)."),
         ] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="List and check; write nothing.")] = False,
-        json_out: Annotated[bool, typer.Option("--json", help="Print what npm pack --json prints.")] = False,
+        format: Annotated[
+            common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
+        ] = common.Format.text,
+        json_out: Annotated[bool, typer.Option("--json", help="The same as --format json (npm pack's flag).")] = False,
         trust: Annotated[
             common.TrustOption,
             typer.Option(
                 "--trust",
+                metavar="TIER",
                 envvar="NEURALIS_TRUST",
                 case_sensitive=False,
-                help="The tier the package is checked at (default: first-party).",
+                show_default=False,
+                help="The tier the package is checked at: first-party (default), trusted or untrusted.",
             ),
         ] = common.TrustOption.first_party,
-        host: Annotated[Path | None, typer.Option("--host", help="A host profile JSON file.")] = None,
+        host: Annotated[
+            Path | None, typer.Option("--host", metavar="PROFILE", help="A host profile JSON file.")
+        ] = None,
     ) -> None:
         """Write <name>-<version>.tgz exactly as npm pack would, after checking the package."""
-        from neuralis_build.diagnostics import has_errors
-        from neuralis_build.errors import DiagnosedError
         from neuralis_build.hostprofile import load_host_profile
-        from neuralis_build.pack.refusals import prepare_pack, tarball_diagnostics
-        from neuralis_build.pack.tarball import pack_package, write_tarball
-        from neuralis_build.package import load_package
 
-        try:
-            package = load_package(path)
-        except DiagnosedError as exc:  # package.json itself is refused: --json still prints a report
-            if json_out:
-                report: dict[str, Any] = {
-                    "package": None,
-                    "ok": False,
-                    "diagnostics": [d.to_json() for d in exc.diagnostics],
-                }
-                print(json.dumps(report, indent=2, ensure_ascii=False))
-            raise
-        label = package.name or str(package.root)
-        prep = prepare_pack(package, trust.value, load_host_profile(host))
+        fmt = common.Format.json if json_out else format
+        profile = load_host_profile(host)
+        elements: list[Any] = []
+        worst = 0
+        for path in paths or [Path(".")]:
+            element, code = _pack_one(path, out, dry_run, fmt, trust.value, profile)
+            elements.append(element)
+            worst = max(worst, code)
+        if fmt is common.Format.json:
+            boundary.print_json(elements)
+        if worst:
+            raise typer.Exit(worst)
+
+
+def _pack_one(
+    path: Path, out: Path | None, dry_run: bool, fmt: common.Format, trust: Trust, profile: HostProfile
+) -> tuple[Any, int]:
+    """Pack one folder and report it in ``fmt``; the JSON element and the exit code (refusals are not raised)."""
+    from neuralis_build.cli.render import annotation, diagnostic_annotations, explain_footer, print_diagnostics
+    from neuralis_build.diagnostics import has_errors
+    from neuralis_build.errors import DiagnosedError, NeuralisError
+    from neuralis_build.pack.refusals import prepare_pack, tarball_diagnostics
+    from neuralis_build.pack.tarball import pack_package, write_tarball
+    from neuralis_build.package import load_package
+
+    err = common.stderr()
+    root: Path | None = None
+    try:
+        package = load_package(path)
+        root = package.root
+        prep = prepare_pack(package, trust, profile)
         diagnostics = prep.diagnostics
         result = None
         if prep.ok:
             result = pack_package(package, prep.files)
             diagnostics = diagnostics + tarball_diagnostics(result)
-        err = common.stderr()
         if result is None or has_errors(diagnostics):
-            if json_out:
-                report = {"package": package.name, "ok": False, "diagnostics": [d.to_json() for d in diagnostics]}
-                print(json.dumps(report, indent=2, ensure_ascii=False))
-            raise DiagnosedError(f"{label} was not packed", diagnostics)
-        if diagnostics:
-            _print_diagnostics(err, diagnostics, package)
+            raise DiagnosedError(f"{package.name or package.root} was not packed", diagnostics)
         written = None if dry_run else write_tarball(result, out if out is not None else Path.cwd())
-        if json_out:
-            print(json.dumps([result.to_npm_json()], indent=2, ensure_ascii=False))
-            return
-        _tree(err, result)
-        _details(err, result, written)
-        print(result.disk_filename)
+    except NeuralisError as exc:  # a refusal (exit 1) or a folder that cannot be read (exit 2)
+        boundary.show_error(exc)
+        if fmt is common.Format.github:
+            found = diagnostic_annotations(root, exc.diagnostics) if isinstance(exc, DiagnosedError) else []
+            print("\n".join(found or [annotation("error", exc.message, title="neuralis-build pack")]))
+        return {"path": str(path), "error": boundary.error_json(exc)}, exc.exit_code
+    if fmt is common.Format.github:
+        if diagnostics:
+            print("\n".join(diagnostic_annotations(package.root, diagnostics)))
+    elif diagnostics:
+        print_diagnostics(err, diagnostics, package.root)
+        explain_footer(err, diagnostics)
+    if fmt is common.Format.json:
+        return result.to_npm_json(), 0
+    _tree(err, result)
+    _details(err, result, written)
+    print(result.disk_filename)
+    return None, 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -12,6 +11,7 @@ from neuralis_build.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
     from neuralis_build.check import CheckResult
 
@@ -53,24 +53,37 @@ def _counts(diagnostics: Sequence[Diagnostic]) -> str:
     return ", ".join(parts) or "no findings"
 
 
-def print_check_text(console: Console, results: Sequence[CheckResult]) -> None:
+def print_check_result(console: Console, result: CheckResult) -> None:
+    """One package's verdict: a line with its counts, then each diagnostic."""
     from rich.markup import escape
 
+    pkg = result.package
+    label = pkg.name if pkg and pkg.name else "(unnamed)"
+    mark = "[green]✓[/]" if result.ok else "[red]✗[/]"
+    console.print(
+        f"{mark} [bold]{escape(label)}[/] [dim]({escape(display_path(result.path))}, {result.trust})[/]: "
+        f"{_counts(result.diagnostics)}"
+    )
+    print_diagnostics(console, result.diagnostics, result.path)
+
+
+def print_check_text(console: Console, results: Sequence[CheckResult]) -> None:
+    """Every verdict, then the one line that says how to learn more about a code."""
     for result in results:
-        pkg = result.package
-        label = pkg.name if pkg and pkg.name else "(unnamed)"
-        mark = "[green]✓[/]" if result.ok else "[red]✗[/]"
-        console.print(
-            f"{mark} [bold]{escape(label)}[/] [dim]({escape(display_path(result.path))}, {result.trust})[/]: "
-            f"{_counts(result.diagnostics)}"
-        )
-        print_diagnostics(console, result.diagnostics, result.path)
+        print_check_result(console, result)
+    explain_footer(console, [d for r in results for d in r.diagnostics])
 
 
-def check_json(results: Sequence[CheckResult]) -> str:
-    """One result prints one object; several print an array (DESIGN.md, "Diagnostics")."""
-    data: Any = [r.to_json() for r in results]
-    return json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False)
+def explain_footer(console: Console, diagnostics: Iterable[Diagnostic]) -> None:
+    """One dim line after the findings: the command that explains the first error's code (else a warning's)."""
+    ranked = sorted((d for d in diagnostics if d.severity != "note"), key=lambda d: d.severity != "error")
+    if ranked:
+        console.print(f"[dim]explain a code: neuralis-build explain {ranked[0].code}[/]")
+
+
+def check_json(results: Sequence[CheckResult]) -> Any:
+    """Always an array, one element per PATH, as npm pack --json prints (DESIGN.md, "Diagnostics")."""
+    return [r.to_json() for r in results]
 
 
 def _gh_escape(text: str, *, prop: bool = False) -> str:
@@ -80,17 +93,48 @@ def _gh_escape(text: str, *, prop: bool = False) -> str:
     return text
 
 
-def github_annotations(results: Sequence[CheckResult]) -> str:
-    """GitHub Actions workflow commands: ``::error file=…,line=…,col=…,title=…::message``."""
+def annotation(
+    kind: str, message: str, *, title: str, file: str | None = None, line: int | None = None, col: int | None = None
+) -> str:
+    """One GitHub Actions workflow command: ``::error file=…,line=…,col=…,title=…::message``."""
+    props = [f"file={_gh_escape(file, prop=True)}"] if file is not None else []
+    if line is not None:
+        props += [f"line={line}", f"col={col}"]
+    props.append(f"title={_gh_escape(title, prop=True)}")
+    return f"::{kind} {','.join(props)}::{_gh_escape(message)}"
+
+
+def diagnostic_annotations(base: Path | None, diagnostics: Iterable[Diagnostic]) -> list[str]:
+    """Each diagnostic as a workflow command, its file relative to the working directory."""
     lines = []
-    for result in results:
-        for d in result.diagnostics:
-            props = [f"file={_gh_escape(display_path(result.path, d.file), prop=True)}"]
-            if d.line is not None:
-                props.append(f"line={d.line}")
-                props.append(f"col={d.column}")
-            props.append(f"title={_gh_escape(d.code, prop=True)}")
-            kind = {"error": "error", "warning": "warning", "note": "notice"}[d.severity]
-            body = d.message + (f" (at {d.pointer})" if d.pointer else "") + (f"\nhint: {d.hint}" if d.hint else "")
-            lines.append(f"::{kind} {','.join(props)}::{_gh_escape(body)}")
-    return "\n".join(lines)
+    for d in diagnostics:
+        kind = {"error": "error", "warning": "warning", "note": "notice"}[d.severity]
+        body = d.message + (f" (at {d.pointer})" if d.pointer else "") + (f"\nhint: {d.hint}" if d.hint else "")
+        file = display_path(base, d.file) if base is not None else d.file
+        lines.append(annotation(kind, body, title=d.code, file=file, line=d.line, col=d.column))
+    return lines
+
+
+def github_annotations(results: Sequence[CheckResult]) -> str:
+    """check's findings as GitHub Actions workflow commands, one line each."""
+    return "\n".join(line for r in results for line in diagnostic_annotations(r.path, r.diagnostics))
+
+
+def print_table(console: Console, table: Table) -> None:
+    """A rich table on a terminal wide enough for it; otherwise plain aligned lines, each cell whole.
+
+    In CI logs and pipes (no terminal), or on a terminal narrower than the content, rich would cut
+    cells with an ellipsis or wrap them; here the borders go and every line is as long as it needs.
+    """
+    from neuralis_build.cli.common import plain
+
+    wide = console.options.update(width=100_000)  # measured unbounded: rich clamps to the console's width
+    if not plain(console, console.measure(table, options=wide).maximum):
+        console.print(table)
+        return
+    table.box = None
+    table.show_edge = False
+    table.padding = (0, 2, 0, 0)
+    lines = console.render_lines(table, wide.update(width=console.measure(table, options=wide).maximum), pad=False)
+    for line in lines:
+        console.print("".join(segment.text for segment in line).rstrip(), markup=False, highlight=False, style="")

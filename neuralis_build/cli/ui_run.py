@@ -1,7 +1,7 @@
 """The work of `neuralis-build ui` for the CLI: one build, the watch loop, their output, the fast path.
 
 `build:ui` runs on every change a person makes, so the plain forms of the command (a path,
---host, --entry, --minify, --sourcemap) have a fast path that skips typer's start-up
+--host, --entry, --minify, --sourcemap, --format, --verbose) have a fast path that skips typer's start-up
 (``fast_main``, called by ``cli/entry.py``); anything else, --help and --watch included, goes
 through the typer command in ``ui_cmd.py``, which runs these same functions. No typer here.
 """
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from neuralis_build.cli.boundary import Format
     from neuralis_build.diagnostics import Diagnostic
     from neuralis_build.ui.env import Mode
     from neuralis_build.ui.run import BuildOptions, PackageBuild
@@ -78,21 +79,63 @@ def one_line(result: WatchResult) -> str:
     return f"[{stamp}] failed: {detail}; kept the last good output"
 
 
+def build_json(path: Path, build: PackageBuild) -> dict[str, Any]:
+    """One build under --format json: what was written (with sizes), the record, the exports, the warnings."""
+    ui, events = build.ui, build.events
+    outputs: list[dict[str, Any]] = [{"path": out, "size": ui.size(out)} for out in ui.outputs] if ui else []
+    if events is not None:
+        root = build.package.root
+        outputs += [{"path": out, "size": (root / out).stat().st_size} for out in events.outputs]
+    return {
+        "path": str(path),
+        "package": build.package.name,
+        "mode": ui.mode if ui is not None else "production",
+        "outputs": sorted(outputs, key=lambda o: str(o["path"])),
+        "record": ui.record.to_json() if ui is not None else None,
+        "exports": {out: list(names) for out, names in events.exports.items()} if events else {},
+        "diagnostics": [d.to_json() for d in build.warnings],
+    }
+
+
 def _print_warnings(warnings: list[Diagnostic]) -> None:
     if warnings:
         from neuralis_build.cli import common
-        from neuralis_build.cli.render import print_diagnostics
+        from neuralis_build.cli.render import explain_footer, print_diagnostics
 
-        print_diagnostics(common.stderr(), warnings, base=None)
+        console = common.stderr()
+        print_diagnostics(console, warnings, base=None)
+        explain_footer(console, warnings)
 
 
-def build_once(path: Path, options: BuildOptions) -> None:
-    """Build once and print what was written (warnings on stderr)."""
+def build_once(path: Path, options: BuildOptions, fmt: Format = "text") -> int:
+    """Build once and report it in ``fmt`` (text: warnings on stderr, what was written on stdout); the exit code."""
+    from neuralis_build.cli import boundary
+    from neuralis_build.errors import DiagnosedError, NeuralisError
     from neuralis_build.ui.run import build_path
 
-    build = build_path(path, options)
-    _print_warnings(build.warnings)
+    try:
+        build = build_path(path, options)
+    except NeuralisError as exc:  # a refusal (exit 1) or a build that could not run (exit 2)
+        boundary.show_error(exc)
+        if fmt == "json":
+            boundary.print_json([{"path": str(path), "error": boundary.error_json(exc)}])
+        elif fmt == "github":
+            from neuralis_build.cli.render import annotation, diagnostic_annotations
+
+            found = diagnostic_annotations(path, exc.diagnostics) if isinstance(exc, DiagnosedError) else []
+            print("\n".join(found or [annotation("error", exc.message, title="neuralis-build ui")]))
+        return exc.exit_code
+    if fmt == "json":
+        boundary.print_json([build_json(path, build)])
+        return 0
+    if fmt == "github" and build.warnings:
+        from neuralis_build.cli.render import diagnostic_annotations
+
+        print("\n".join(diagnostic_annotations(path, build.warnings)))
+    else:
+        _print_warnings(build.warnings)
     print("\n".join(summary_lines(build)), flush=True)
+    return 0
 
 
 def watch(path: Path, options: BuildOptions) -> None:
@@ -122,8 +165,9 @@ def options_for(
     return BuildOptions(load_host_profile(host), minify=minify, sourcemap=sourcemap, entry=entry, mode=mode)
 
 
-_VALUED = ("--host", "--entry")
-_FLAGS = ("--minify", "--sourcemap")
+_VALUED = ("--host", "--entry", "--format", "-f")
+_FLAGS = ("--minify", "--sourcemap", "--verbose", "-v")
+_FORMATS: dict[str, Format] = {"text": "text", "json": "json", "github": "github"}
 
 
 def fast_main(args: Sequence[str]) -> int | None:
@@ -140,18 +184,22 @@ def fast_main(args: Sequence[str]) -> int | None:
                 if not rest or rest[0].startswith("-"):
                     return None
                 value = rest.pop(0)
-            values[name] = value
+            values["--format" if name == "-f" else name] = value
         elif arg in _FLAGS and not eq:
             flags.add(arg)
         elif not arg.startswith("-") and path is None and arg:
             path = arg
         else:
-            return None  # --watch, --help, -v, anything unusual: typer parses and reports it
-    try:
-        options = options_for(values.get("--host"), "--minify" in flags, "--sourcemap" in flags, values.get("--entry"))
-        build_once(Path(path or "."), options)
-    except Exception as exc:
-        from neuralis_build.cli import common
+            return None  # --watch, --help, anything unusual: typer parses and reports it
+    fmt = _FORMATS.get(values.get("--format", "text"))
+    if fmt is None:
+        return None  # typer names the choices
+    from neuralis_build.cli import boundary
 
-        return common.exit_code_of(exc, args)
-    return 0
+    boundary.VERBOSE = bool(flags & {"--verbose", "-v"})
+
+    def body() -> int:
+        options = options_for(values.get("--host"), "--minify" in flags, "--sourcemap" in flags, values.get("--entry"))
+        return build_once(Path(path or "."), options, fmt)
+
+    return boundary.guarded(body, ["ui", *args])

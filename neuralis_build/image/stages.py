@@ -114,7 +114,14 @@ def _name_version(work: Work) -> None:
     work.outcome.id = ident if isinstance(ident, str) and ident else name
     if not isinstance(version, str) or not version:
         work.refuse(
-            Diagnostic("error", NB1809.id, MANIFEST, "/version", "package.json has no version", 'add "version"')
+            Diagnostic(
+                "error",
+                NB1809.id,
+                MANIFEST,
+                "/version",
+                "package.json has no version",
+                'set "version" to a version string' if "version" in manifest else 'add "version"',
+            )
         )
         return
     work.outcome.version = version

@@ -155,6 +155,6 @@ def _tool_json(package: Package, f: ContractFile, c: Checker) -> None:
             NB1417,
             "/description" if "description" in data else "",
             f"{f.path} has no description; the model chooses tools by it",
-            'add "description": "<what the tool does>"',
+            f'{"set" if "description" in data else "add"} "description": "<what the tool does>"',
             file=f.path,
         )

@@ -188,7 +188,13 @@ def _finish(result: str | bool | None, pointer: str) -> Resolution:
 
 NB1707 = code("NB1707", "exports-hides-package-json", "require.resolve('<name>/package.json') would fail")
 NB1708 = code("NB1708", "exports-invalid", "the exports map is invalid, so Node rejects every lookup through it")
-_FIX = 'add "./package.json": "./package.json" to "exports" (an exact key wins over patterns and conditions)'
+
+
+def _fix(exports: Any) -> str:
+    """The hint: add the exact key, or set it when "exports" already has one (a second would be a duplicate)."""
+    where = 'in "exports"' if isinstance(exports, dict) and "./package.json" in exports else 'to "exports"'
+    verb = "set" if where.startswith("in") else "add"
+    return f'{verb} "./package.json": "./package.json" {where} (an exact key wins over patterns and conditions)'
 
 
 def exports_diagnostics(manifest: dict[str, Any], packed: Collection[str]) -> list[Diagnostic]:
@@ -205,13 +211,13 @@ def exports_diagnostics(manifest: dict[str, Any], packed: Collection[str]) -> li
                 NB1708,
                 res.pointer,
                 f"{call} fails: {res.detail}",
-                _FIX
+                _fix(exports)
                 if res.outcome == "invalid-target"
                 else 'keep either only subpath keys (".", "./x") or only condition keys (import, require) in "exports"',
             )
         ]
     if res.outcome == "not-exported":
-        hint = _FIX
+        hint = _fix(exports)
         if res.pointer == "/exports" and exports is not None and _is_main_only(exports):
             value = json.dumps(exports, ensure_ascii=False)
             hint = f'write "exports": {{".": {value}, "./package.json": "./package.json"}}'
@@ -219,10 +225,15 @@ def exports_diagnostics(manifest: dict[str, Any], packed: Collection[str]) -> li
     assert res.target is not None
     if res.target != "package.json":
         return [
-            _d(NB1707, res.pointer, f"{call} would resolve to {res.target}, not to the package's package.json", _FIX)
+            _d(
+                NB1707,
+                res.pointer,
+                f"{call} would resolve to {res.target}, not to the package's package.json",
+                _fix(exports),
+            )
         ]
     if res.target not in packed:
-        return [_d(NB1707, res.pointer, f"{call} would fail: {res.target} is not in the tarball", _FIX)]
+        return [_d(NB1707, res.pointer, f"{call} would fail: {res.target} is not in the tarball", _fix(exports))]
     return []
 
 

@@ -52,7 +52,7 @@ def identity_diagnostics(manifest: dict[str, Any]) -> list[Diagnostic]:
                     MANIFEST,
                     f"/{key}" if key in manifest else "",
                     f"package.json has no {key} string; npm packs only a package with a name and a version",
-                    f"add {example}",
+                    f"{'set' if key in manifest else 'add'} {example}",
                 )
             )
     return found

@@ -37,16 +37,13 @@ def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
     """The build fails when app.module does not match what it emitted; hints name the line to change."""
     module = _module_block(package)
     if module is None:
-        wanted = {"entry": OUT_JS, "css": OUT_CSS} if css else {"entry": OUT_JS}
-        line = _line(package, "/neuralis")
-        at = f" (line {line} of package.json)" if line else ""
         return [
             manifest_diag(
                 package,
                 NB1908,
                 MODULE,
                 f"package.json declares no neuralis.app.module, so the host never loads {OUT_JS}",
-                f'add "app": {{"module": {json.dumps(wanted)}}} to the neuralis block{at}',
+                _undeclared_hint(package, css),
             )
         ]
     problems = []
@@ -88,6 +85,21 @@ def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
             )
         )
     return problems
+
+
+def _undeclared_hint(package: Package, css: bool) -> str:
+    """Where to put app.module: into an existing "app" object, never beside it (a second "app" key)."""
+    wanted = json.dumps({"entry": OUT_JS, "css": OUT_CSS} if css else {"entry": OUT_JS})
+    app = package.block.get("app") if package.block else None
+    if isinstance(app, dict):
+        if "module" in app:  # present but not an object
+            return f'replace "module" in "app" (line {_line(package, MODULE)} of package.json) with {wanted}'
+        return f'add "module": {wanted} to the "app" object (line {_line(package, "/neuralis/app")} of package.json)'
+    if app is not None:
+        return f'replace "app" (line {_line(package, "/neuralis/app")} of package.json) with {{"module": {wanted}}}'
+    line = _line(package, "/neuralis")
+    at = f" (line {line} of package.json)" if line else ""
+    return f'add "app": {{"module": {wanted}}} to the neuralis block{at}'
 
 
 def _show(value: Any) -> str:

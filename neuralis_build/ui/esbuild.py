@@ -213,8 +213,13 @@ def _npm_pack(t: Target, cwd: Path | None) -> bytes:
         raise ToolMissingError(
             f"esbuild {ESBUILD_VERSION} is not cached yet and npm is not on PATH to fetch it", hint=NPM_HINT
         )
+    from neuralis_build.progress import step
+
     spec = f"{t.package}@{ESBUILD_VERSION}"
-    with tempfile.TemporaryDirectory(prefix="neuralis-esbuild-") as tmp:
+    with (
+        step(f"fetching esbuild {ESBUILD_VERSION} with npm pack {spec} (once per machine)"),
+        tempfile.TemporaryDirectory(prefix="neuralis-esbuild-") as tmp,
+    ):
         cmd = [npm, "pack", spec, "--pack-destination", tmp, "--json", "--loglevel=error", "--ignore-scripts"]
         try:
             done = subprocess.run(

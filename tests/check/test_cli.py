@@ -27,13 +27,15 @@ def test_good_package_exits_zero(tmp_path, capsys):
     pkg = write(tmp_path, "good", {"package.json": manifest({"name": "Good"})})
     code, out, _ = run(capsys, "check", str(pkg), "--trust", "untrusted", "--format", "json")
     assert code == 0
-    assert json.loads(out) == {
-        "package": "acme-pkg",
-        "id": "acme-pkg",
-        "trust": "untrusted",
-        "ok": True,
-        "diagnostics": [],
-    }
+    assert json.loads(out) == [
+        {
+            "package": "acme-pkg",
+            "id": "acme-pkg",
+            "trust": "untrusted",
+            "ok": True,
+            "diagnostics": [],
+        }
+    ]
 
 
 def test_several_paths_print_an_array(tmp_path, capsys):
@@ -51,7 +53,7 @@ def test_invalid_json_is_located_and_still_reported_as_json(tmp_path, capsys):
     pkg = write(tmp_path, "bad", {"package.json": '{\n  "name": "x",\n  "neuralis": {,}\n}\n'})
     code, out, _ = run(capsys, "check", str(pkg), "--trust", "untrusted", "--format", "json")
     assert code == 1
-    data = json.loads(out)
+    (data,) = json.loads(out)
     assert data["package"] is None and data["ok"] is False
     (diag,) = data["diagnostics"]
     assert (diag["code"], diag["line"], diag["column"], diag["file"]) == ("NB0002", 3, 16, "package.json")
@@ -62,7 +64,7 @@ def test_missing_manifest_is_a_diagnostic(tmp_path, capsys):
     empty = write(tmp_path, "empty", {})
     code, out, _ = run(capsys, "check", str(empty), "--trust", "untrusted", "--format", "json")
     assert code == 1
-    assert [d["code"] for d in json.loads(out)["diagnostics"]] == ["NB0001"]
+    assert [d["code"] for d in json.loads(out)[0]["diagnostics"]] == ["NB0001"]
 
 
 def test_missing_folder_is_a_usage_error(tmp_path, capsys):
@@ -82,7 +84,7 @@ def test_trust_from_the_environment(tmp_path, capsys, monkeypatch):
     pkg = write(tmp_path, "p", {"package.json": manifest()})
     monkeypatch.setenv("NEURALIS_TRUST", "trusted")
     code, out, _ = run(capsys, "check", str(pkg), "-f", "json")
-    assert code == 0 and json.loads(out)["trust"] == "trusted"
+    assert code == 0 and json.loads(out)[0]["trust"] == "trusted"
 
 
 def test_text_output_names_file_line_pointer_code_and_hint(tmp_path, capsys):

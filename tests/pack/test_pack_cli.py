@@ -99,9 +99,12 @@ def test_refusal_exits_1_and_leaves_the_earlier_tarball(
     assert (code, out) == (1, "")
     assert "NB1704" in err and "/files/1" in err
     assert (out_dir / "acme-reports-1.2.0.tgz").read_bytes() == b"earlier"
-    code, out, _ = run(["pack", str(tree(bad)), "--json"], capsys)
-    report = json.loads(out)
-    assert (code, report["ok"], [d["code"] for d in report["diagnostics"]]) == (1, False, ["NB1704"])
+    root = str(tree(bad))
+    code, out, _ = run(["pack", root, "--json"], capsys)
+    (report,) = json.loads(out)  # an array, as npm pack --json prints, with the refusal as an error element
+    assert (code, report["path"], report["error"]["kind"], report["error"]["exitCode"]) == (1, root, "input", 1)
+    assert report["error"]["message"] == "@acme/reports was not packed"
+    assert [d["code"] for d in report["error"]["diagnostics"]] == ["NB1704"]
 
 
 def test_failed_write_leaves_the_earlier_tarball(

@@ -83,7 +83,7 @@ def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tm
         env=_env(),
         timeout=120,
     )
-    [report] = _as_list(json.loads(checked.stdout))
+    (report,) = json.loads(checked.stdout)  # one element per PATH
     assert report["diagnostics"] == []
     assert (checked.returncode, report["ok"], report["id"]) == (0, True, name)
 
@@ -102,10 +102,6 @@ def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tm
         assert (installed / "dist/app/shared-imports.json").is_file()
     # The npm-script wrapper is the author's, not the package's: it never ships.
     assert not (installed / "scripts").exists()
-
-
-def _as_list(value: object) -> list[dict[str, object]]:
-    return value if isinstance(value, list) else [value]  # type: ignore[list-item]
 
 
 def _a_wrong_host_call_is_a_type_error(pkg: Path) -> None:

@@ -50,6 +50,8 @@ def test_the_installed_wheel_scaffolds_every_template(wheel: Path, tmp_path: Pat
         "neuralis_build/data/hostpage/dev-client.js",
         "neuralis_build/data/hostpage/neuralis-client.js",
     } <= names
+    # explain's entries ship as data, one TOML file per family of codes
+    assert len({n for n in names if n.startswith("neuralis_build/data/explain/") and n.endswith(".toml")}) >= 10
 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", str(venv)], tmp_path)

@@ -54,6 +54,7 @@ def test_a_refusal_exits_1_with_located_diagnostics(make_pkg):
         "  src/app/host.tsx",
         "    error NB1610 src/app/host.tsx exports x, but no install<Name>HostComponents function",
         "    hint: add to the UI entry: export function installAcmeWidgetsHostComponents(host) { ... }",
+        "explain a code: neuralis-build explain NB1610",
     ]
 
 
@@ -171,7 +172,7 @@ FAST_PROBE = """
 import sys
 from neuralis_build.cli.entry import main
 code = main({args!r})
-print(code, sorted(m for m in ("typer", "rich", "pydantic") if m in sys.modules))
+print(code, sorted(m for m in ("typer", "rich", "pydantic", "tomllib", "neuralis_build.explain") if m in sys.modules))
 """
 
 
@@ -195,3 +196,53 @@ def test_the_plain_build_skips_typer(make_pkg):
 def test_a_refusal_on_the_fast_path_loads_rich_only_to_report_it(make_pkg):
     root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": "export const x = 1;\n"})
     assert probe(["ui", str(root)]) == "1 ['rich']"
+
+
+def test_ui_format_json_and_github(make_pkg):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    done = run("ui", str(root), "--format", "json")
+    assert (done.returncode, done.stderr) == (0, "")
+    (element,) = json.loads(done.stdout)
+    sizes = {o["path"]: o["size"] for o in element["outputs"]}
+    assert element["package"] == "@acme/widgets" and element["mode"] == "production"
+    assert sorted(sizes) == ["dist/app/host.js", "dist/app/shared-imports.json"]
+    assert sizes["dist/app/host.js"] == (root / "dist/app/host.js").stat().st_size
+    assert element["record"] == {
+        "hostApiVersion": "1",
+        "reactMajor": 19,
+        "sharedImports": ["react", "react/jsx-runtime"],
+    }
+    assert (element["exports"], element["diagnostics"]) == ({}, [])
+    refused = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": "export const x = 1;\n"})
+    done = run("ui", str(refused), "--format", "github", cwd=refused.parent)
+    assert done.returncode == 1
+    (line,) = done.stdout.splitlines()
+    assert line.startswith(f"::error file={refused.name}/src/app/host.tsx,title=NB1610::")
+    assert probe(["ui", str(root), "--format", "json"]) == "0 []"  # still the fast path: no typer, no rich
+
+
+def test_ui_fast_path_stops_quietly_when_the_reader_goes_away(make_pkg):
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    with subprocess.Popen([CLI, "ui", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        proc.wait(timeout=300)
+    assert (proc.returncode, err) == (0, "")
+    assert (root / "dist/app/host.js").is_file()
+
+
+def test_the_first_esbuild_fetch_shows_progress(make_pkg, tmp_path):
+    """With an empty cache the build fetches esbuild with npm pack, and says so on stderr while it does."""
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    env = {**os.environ, "NEURALIS_BUILD_CACHE": str(tmp_path / "cache")}
+    env.pop("NEURALIS_ESBUILD_BINARY", None)
+    done = run("ui", str(root), env=env)
+    assert done.returncode == 0, done.stderr
+    first, second = done.stderr.splitlines()
+    from neuralis_build.ui.esbuild import target
+
+    assert first == f"fetching esbuild 0.28.2 with npm pack {target().package}@0.28.2 (once per machine)…"
+    assert re.fullmatch(r"fetching esbuild 0\.28\.2 with npm pack \S+ \(once per machine\): done in \d+\.\d s", second)
+    again = run("ui", str(root), env=env)
+    assert (again.returncode, again.stderr) == (0, "")  # cached now: nothing to show

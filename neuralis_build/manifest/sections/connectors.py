@@ -76,7 +76,7 @@ def _setup_field_rules(field: dict[str, Any], pointer: str, c: Checker) -> None:
             pointer + "/key",
             f'setup field "{field["key"]}" looks like a secret ("{word}") but is not marked sensitive, '
             "so it would be stored in plain config",
-            'add "sensitive": true so the value is stored encrypted',
+            f'{"set" if "sensitive" in field else "add"} "sensitive": true so the value is stored encrypted',
         )
     if sensitive and "default" in field:
         c.error(
@@ -185,7 +185,8 @@ def _config_schema(schema: dict[str, Any], pointer: str, c: Checker) -> None:
                 NB0807,
                 at + "/additionalProperties" if "additionalProperties" in sub else at,
                 'configSchema must be closed: every object in it needs "additionalProperties": false',
-                'add "additionalProperties": false so the admin form accepts exactly the declared keys',
+                f'{"set" if "additionalProperties" in sub else "add"} "additionalProperties": false so the admin '
+                "form accepts exactly the declared keys",
             )
         properties = sub.get("properties")
         if not isinstance(properties, dict):

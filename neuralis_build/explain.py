@@ -1,0 +1,92 @@
+"""The rule behind each diagnostic code, stored as data (data/explain/*.toml) and read only by `explain`.
+
+Each entry says what the rule asks, why it exists (the spec's own sentence where one applies,
+otherwise the decision in DESIGN.md or docs/spec-decisions.md it comes from), and a bad and a
+good example. The code's slug and summary come from the code registry (diagnostics.CODES), so a
+code is named once, beside its rule; a test asserts that every registered code has an entry.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import pkgutil
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from neuralis_build.diagnostics import CODES, Code
+from neuralis_build.errors import UsageError
+
+DATA = Path(__file__).parent / "data" / "explain"
+FIELDS = ("rule", "why", "source", "bad", "good")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One code explained: the registry's slug and summary, then the rule, its reason and two examples."""
+
+    code: Code
+    rule: str
+    why: str
+    source: str  # "spec: <section>", or the document and section the decision is recorded in
+    bad: str
+    good: str
+
+    @property
+    def quotes_spec(self) -> bool:
+        return self.source.startswith("spec")
+
+
+def registered_codes() -> dict[str, Code]:
+    """Every code the toolchain can emit: import each module, since a code is declared beside its rule."""
+    import neuralis_build
+
+    for module in pkgutil.walk_packages(neuralis_build.__path__, "neuralis_build."):
+        if module.name.endswith("__main__") or module.name.startswith("neuralis_build.cli"):
+            continue  # running __main__ would start the CLI; the CLI declares no code
+        importlib.import_module(module.name)
+    return dict(CODES)
+
+
+@cache
+def raw_entries() -> dict[str, dict[str, str]]:
+    """The stored entries by code, as written in the TOML files (one file per family of codes)."""
+    found: dict[str, dict[str, str]] = {}
+    for path in sorted(DATA.glob("*.toml")):
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+        for code_id, fields in data.items():
+            if code_id in found:
+                raise ValueError(f"{path.name}: {code_id} is explained twice")
+            found[code_id] = {k: str(v).strip() for k, v in fields.items()}
+    return found
+
+
+def entries() -> dict[str, Entry]:
+    """Every stored entry joined with its registered code."""
+    codes = registered_codes()
+    return {c: Entry(codes[c], **{k: fields[k] for k in FIELDS}) for c, fields in raw_entries().items() if c in codes}
+
+
+def lookup(query: str) -> Entry:
+    """The entry for a code (``NB0501``, any case) or a slug (``surface-kind``); else a usage error with a guess."""
+    wanted = query.strip()
+    known = entries()
+    by_slug = {e.code.slug: e for e in known.values()}
+    found = known.get(wanted.upper()) or by_slug.get(wanted.lower())
+    if found is not None:
+        return found
+    short = re.fullmatch(r"NB(\d{1,3})", wanted.upper())  # NB501: the leading zero left out
+    close = [f"NB{int(short[1]):04d}"] if short and f"NB{int(short[1]):04d}" in known else []
+    close += difflib.get_close_matches(wanted.upper(), list(known), n=3, cutoff=0.6)
+    close += [by_slug[s].code.id for s in difflib.get_close_matches(wanted.lower(), list(by_slug), n=2, cutoff=0.6)]
+    suggestions = list(dict.fromkeys(close))[:3]
+    hint = (
+        "did you mean " + " or ".join(f"{c} ({known[c].code.slug})" for c in suggestions) + "?"
+        if suggestions
+        else f"codes run from {min(known)} to {max(known)}; every diagnostic prints its code"
+    )
+    raise UsageError(f'no diagnostic code "{wanted}"', hint=hint)
