@@ -32,10 +32,20 @@ class Done:
     def json(self) -> Any:
         return json.loads(self.out)
 
-    def codes(self) -> list[str]:
-        """The diagnostic codes of a ``check --format json`` (or ``pack --json`` refusal) report."""
+    def report(self) -> Any:
+        """The one element of a ``--format json`` array (check, ui and pack print one per PATH)."""
         data = self.json()
-        return [d["code"] for d in data["diagnostics"]]
+        assert isinstance(data, list) and len(data) == 1, data
+        return data[0]
+
+    def diagnostics(self) -> list[Any]:
+        """The diagnostics of a ``check --format json`` report, or of a ``pack``/``ui`` refusal's error."""
+        element = self.report()
+        found: list[Any] = element["diagnostics"] if "diagnostics" in element else element["error"]["diagnostics"]
+        return found
+
+    def codes(self) -> list[str]:
+        return [d["code"] for d in self.diagnostics()]
 
 
 def cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Done:

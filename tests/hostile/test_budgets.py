@@ -42,7 +42,7 @@ def test_eight_thousand_bad_dock_actions_are_all_reported(pkg: Path):
     write_package(pkg, package_json({"app": {"surfaces": surfaces}}))
     done = cli("check", pkg, "--trust", "untrusted", "--format", "json")
     assert done.code == 1
-    diagnostics = done.json()["diagnostics"]
+    diagnostics = done.diagnostics()
     assert len(diagnostics) == 8000 and {d["code"] for d in diagnostics} == {"NB0512"}
     assert diagnostics[-1]["pointer"] == "/neuralis/app/surfaces/7999/action/widget"
 
@@ -66,7 +66,7 @@ def test_a_ten_megabyte_adversarial_iframe_entry_is_judged_within_a_budget(pkg: 
     )
     done = cli("check", pkg, "--trust", "untrusted", "--format", "json")
     assert done.code == 0, done.out
-    (d,) = done.json()["diagnostics"]
+    (d,) = done.diagnostics()
     assert (d["severity"], d["code"]) == ("warning", "NB0515")
     assert d["message"].startswith("app/surfaces/widget/w/index.html is too large to scan in full: check stopped")
 
@@ -77,7 +77,7 @@ def test_a_page_with_thousands_of_references_lists_twenty_and_counts_the_rest(pk
     page = "\n".join(f'<img src="img/{i}.png">' for i in range(5000))
     write_package(pkg, package_json({"app": {"surfaces": [surface]}}), {"app/surfaces/widget/w/index.html": page})
     done = cli("check", pkg, "--trust", "untrusted", "--format", "json")
-    messages = [d["message"] for d in done.json()["diagnostics"]]
+    messages = [d["message"] for d in done.diagnostics()]
     assert len(messages) == 21
     assert messages[19] == (
         'app/surfaces/widget/w/index.html line 20 references the file "img/19.png", but a self-contained entry is '

@@ -23,7 +23,7 @@ def test_package_json_as_a_fifo_is_refused_not_waited_on(pkg: Path):
     for args in (("check", pkg, "--trust", "untrusted", "--format", "json"), ("pack", pkg, "--dry-run", "--json")):
         done = cli(*args)
         assert done.code == 1
-        (d,) = done.json()["diagnostics"]
+        (d,) = done.diagnostics()
         assert (d["code"], d["file"]) == ("NB0005", "package.json")
         assert d["message"].startswith("package.json is a FIFO (named pipe), not a regular file")
 
@@ -33,7 +33,7 @@ def test_an_npmignore_fifo_is_refused_not_waited_on(pkg: Path):
     os.mkfifo(pkg / ".npmignore")
     done = cli("pack", pkg, "--dry-run", "--json")
     assert done.code == 1
-    (d,) = done.json()["diagnostics"]
+    (d,) = done.diagnostics()
     assert (d["code"], d["file"], d["message"]) == (
         "NB1716",
         ".npmignore",
@@ -49,7 +49,7 @@ def test_fifos_where_check_reads_build_outputs_and_contract_files(pkg: Path):
     os.mkfifo(pkg / "tools/acme_tool.json")
     done = cli("check", pkg, "--trust", "first-party", "--format", "json")
     assert done.code == 1
-    assert [(d["code"], d["file"], d["message"]) for d in done.json()["diagnostics"]] == [
+    assert [(d["code"], d["file"], d["message"]) for d in done.diagnostics()] == [
         (
             "NB1605",
             "dist/app/shared-imports.json",
@@ -90,7 +90,7 @@ def test_a_package_json_that_links_out_is_never_read_nor_packed(tmp_path: Path):
     os.symlink(outside, pkg / "package.json")
     done = cli("check", pkg, "--trust", "untrusted", "--format", "json")
     assert done.code == 1
-    assert done.json()["package"] is None and "secret-outside" not in done.out
+    assert done.report()["package"] is None and "secret-outside" not in done.out
     assert done.codes() == ["NB0005"]
     out = tmp_path / "out"
     packed = cli("pack", pkg, "--out", out)
@@ -130,7 +130,7 @@ def test_pack_refuses_a_tree_600_folders_deep(pkg: Path):
     deep_tree(pkg, 600)
     done = cli("pack", pkg, "--dry-run", "--json", "--trust", "untrusted")
     assert done.code == 1
-    (d,) = done.json()["diagnostics"]
+    (d,) = done.diagnostics()
     assert d["code"] == "NB1717" and d["file"] == "/".join(["d"] * 64)
     assert d["message"].endswith("holds files more than 64 segments deep; the image refuses a tarball that holds it")
 
@@ -219,6 +219,6 @@ def test_an_iframe_entry_that_is_a_fifo_is_named_so(pkg: Path):
     (pkg / "app/surfaces/widget/w").mkdir(parents=True)
     os.mkfifo(pkg / "app/surfaces/widget/w/index.html")
     done = cli("check", pkg, "--trust", "untrusted", "--format", "json")
-    assert [(d["code"], d["message"]) for d in done.json()["diagnostics"]] == [
+    assert [(d["code"], d["message"]) for d in done.diagnostics()] == [
         ("NB0509", "the entry app/surfaces/widget/w/index.html is not a regular file")
     ]

@@ -67,7 +67,7 @@ def test_deep_nesting_is_a_located_refusal_in_check_and_pack(pkg: Path, where: s
     write_package(pkg, text)
     done = cli("check", pkg, "--trust", "first-party", "--format", "json")
     assert done.code == 1, done.err
-    ((code, pointer, has_line),) = located(done.json()["diagnostics"])
+    ((code, pointer, has_line),) = located(done.diagnostics())
     assert (code, has_line) == ("NB0006", True)
     assert pointer.startswith(pointer_prefix)
     assert pointer.count("/") == MAX_JSON_DEPTH  # the first value one level too deep
@@ -123,7 +123,7 @@ def test_a_lone_surrogate_is_refused_and_printed_in_every_format(pkg: Path, wher
     write_package(pkg, text)
     as_json = cli("check", pkg, "--trust", "first-party", "--format", "json")
     assert as_json.code == 1, as_json.err
-    assert located(as_json.json()["diagnostics"]) == [("NB0007", pointer, True)]
+    assert located(as_json.diagnostics()) == [("NB0007", pointer, True)]
     as_text = cli("check", pkg, "--trust", "first-party")
     assert as_text.code == 1 and "error NB0007" in as_text.out and "internal error" not in as_text.err
     github = cli("check", pkg, "--trust", "first-party", "--format", "github")
