@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import typer
 
+from neuralis_build import __version__
 from neuralis_build.cli import build, new
 from tests.conftest import build_file_tree, manifest
 
@@ -60,9 +61,9 @@ def test_a_default_is_said_once(prog, name, main):
 
 def test_verbose_and_version_after_the_subcommand(capsys, tmp_path):
     build_file_tree(tmp_path, {"package.json": manifest()})
-    assert run(capsys, build.main, "check", "--version") == (0, "neuralis-build 0.1.0\n", "")
+    assert run(capsys, build.main, "check", "--version") == (0, f"neuralis-build {__version__}\n", "")
     assert run(capsys, build.main, "pack", "-h")[0] == 0
-    assert run(capsys, new.main, "new", "--version") == (0, "neuralis 0.1.0\n", "")
+    assert run(capsys, new.main, "new", "--version") == (0, f"neuralis {__version__}\n", "")
     code, out, _ = run(capsys, build.main, "check", str(tmp_path), "--trust", "untrusted", "--verbose", "-f", "json")
     assert code == 0 and json.loads(out)[0]["ok"] is True
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from neuralis_build import __version__
 from neuralis_build.cli import entry, new
 from tests.conftest import build_file_tree, manifest
 
@@ -174,5 +175,5 @@ def test_the_fast_path_reports_in_json_too(monkeypatch, capsys, tmp_path):
 
 def test_python_m_is_the_same_program(capsys):
     assert module_main(["--version"]) == 0
-    assert capsys.readouterr().out == "neuralis-build 0.1.0\n"
+    assert capsys.readouterr().out == f"neuralis-build {__version__}\n"
     assert Path(entry.__file__).name == "entry.py"

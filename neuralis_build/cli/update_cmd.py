@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from neuralis_build.cli import common
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -58,19 +60,18 @@ def _print_update(console: Console, plan: UpdatePlan, *, dry_run: bool) -> None:
 def register(app: typer.Typer) -> None:
     """Add ``update`` and ``init`` to ``app``; heavy imports stay inside the command bodies."""
 
-    @app.command()
+    @app.command(epilog=common.examples("neuralis update --dry-run", "neuralis update packages/reports --force"))
     def update(
-        path: Annotated[Path, typer.Argument(help="The package folder (default: the current one).")] = Path("."),
+        path: Annotated[
+            Path,
+            typer.Argument(metavar="[PATH]", show_default=False, help="The package folder (default: the current one)."),
+        ] = Path("."),
         dry_run: Annotated[
             bool, typer.Option("--dry-run", help="Show what would change, with diffs; write nothing.")
         ] = False,
         force: Annotated[bool, typer.Option("--force", help="Update even with uncommitted git changes.")] = False,
     ) -> None:
-        """Bring a scaffolded package up to the current templates (three-way merge: your edits survive).
-
-        Examples: neuralis update --dry-run ; neuralis update path/to/package
-        """
-        from neuralis_build.cli import common
+        """Bring a scaffolded package up to the current templates (a three-way merge: your edits survive)."""
         from neuralis_build.errors import UsageError, UserError
         from neuralis_build.scaffold.update import apply_update, dirty_files, plan_update
 
@@ -110,30 +111,45 @@ def register(app: typer.Typer) -> None:
 def register_init(app: typer.Typer) -> None:
     """Add ``init`` to ``app``."""
 
-    @app.command()
+    @app.command(
+        epilog=common.examples(
+            "neuralis init --template widget --dry-run", "neuralis init path/to/package -t ui-module"
+        )
+    )
     def init(
         path: Annotated[
-            Path, typer.Argument(help="The existing npm package's folder (default: the current one).")
+            Path,
+            typer.Argument(
+                metavar="[PATH]",
+                show_default=False,
+                help="The existing npm package's folder (default: the current one).",
+            ),
         ] = Path("."),
         template: Annotated[
-            str, typer.Option("--template", "-t", help="The template (neuralis new --list).")
+            str,
+            typer.Option(
+                "--template",
+                "-t",
+                metavar="NAME",
+                show_default=False,
+                help="The template (neuralis new --list); default minimal.",
+            ),
         ] = "minimal",
         package_id: Annotated[
-            str | None, typer.Option("--id", help="The neuralis id; defaults to, and should equal, the npm name.")
+            str | None,
+            typer.Option("--id", metavar="ID", help="The neuralis id; defaults to, and should equal, the npm name."),
         ] = None,
-        description: Annotated[str | None, typer.Option("--description", help="A one-line description.")] = None,
+        description: Annotated[
+            str | None, typer.Option("--description", metavar="TEXT", help="A one-line description.")
+        ] = None,
         force: Annotated[
             bool, typer.Option("--force", help="Replace an existing neuralis block and overwrite colliding files.")
         ] = False,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; write nothing.")] = False,
     ) -> None:
-        """Add a neuralis block and a template's files to an existing npm package, keeping everything it has.
-
-        Examples: neuralis init --template widget --dry-run ; neuralis init path/to/package
-        """
+        """Add a neuralis block and a template's files to an existing npm package, keeping everything it has."""
         from rich.markup import escape
 
-        from neuralis_build.cli import common
         from neuralis_build.cli.render import display_path
         from neuralis_build.scaffold.adopt import plan_adopt
         from neuralis_build.scaffold.create import tree_lines

@@ -49,7 +49,7 @@ def test_in_a_pipe_the_table_is_plain_lines_with_every_name_whole(spec):
     lines = done.stdout.splitlines()
     assert lines[:4] == [
         "image out",
-        f"{'package':<{len(LONG)}}  version  class      trust      status   UI module",
+        f"{'package':<{len(LONG)}}  version  class      trust      status   UI module  brought in by",
         f"{LONG}  1.0.0    installed  untrusted  loaded",
         f"{'acme-bad':<{len(LONG)}}  1.0.0    installed  untrusted  refused",
     ]
@@ -62,7 +62,7 @@ def test_on_a_narrow_terminal_plain_lines_on_a_wide_one_the_table(spec):
     narrow = on_terminal(args, cwd=spec, columns=60, env={"NO_COLOR": "1"})
     assert f"{LONG}  1.0.0    installed  untrusted  loaded" in narrow.splitlines()
     wide = on_terminal(args, cwd=spec, columns=250, env={"NO_COLOR": "1"})
-    assert f"│ {LONG} │ 1.0.0   │ installed │ untrusted │ loaded  │           │" in wide.splitlines()
+    assert f"│ {LONG} │ 1.0.0   │ installed │ untrusted │ loaded  │           │               │" in wide.splitlines()
     assert "\x1b" not in narrow.replace("\x1b[?25l", "").replace("\x1b[?25h", "") and "⠋" not in narrow
 
 
