@@ -138,10 +138,13 @@ def closure_conflicts(
                     "that package depends on its own copy instead of declaring a peer",
                 )
             )
-        by_name.setdefault(name, {}).setdefault(version, []).append(p.root)
+        # Who needs this copy: the package that depends on it, and the listed package it sits under.
+        needer = p.chain[-2] if len(p.chain) > 2 else p.root
+        who = needer if needer == p.root else f"{needer} (under {p.root})"
+        by_name.setdefault(name, {}).setdefault(version, []).append(who)
     for name, versions in sorted(by_name.items()):
         if len(versions) > 1:
-            parts = [f"{v} for {', '.join(sorted(set(roots)))}" for v, roots in sorted(versions.items())]
+            parts = [f"{v} for {', '.join(sorted(set(needers)))}" for v, needers in sorted(versions.items())]
             out.append(
                 Conflict(
                     "versions",

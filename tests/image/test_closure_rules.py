@@ -143,8 +143,8 @@ def test_closure_conflicts_name_versions_peers_and_gaps() -> None:
         (
             "versions",
             "y",
-            "y is installed at 2 versions (1.0.0 for app; 2.0.0 for shady): the ranges do not meet, so "
-            "npm nested each version under the package that needs it",
+            "y is installed at 2 versions (1.0.0 for x (under app); 2.0.0 for x (under shady)): the ranges do "
+            "not meet, so npm nested each version under the package that needs it",
         ),
         (
             "peer",
