@@ -34,6 +34,18 @@ class Format(StrEnum):
 
 
 FORMAT_HELP = "text (default), json or github (workflow annotations)."
+TRUST_HELP = "The tier the host assigns: first-party, trusted or untrusted (or NEURALIS_TRUST)."
+
+
+def trust_option(help: str = TRUST_HELP) -> Any:
+    """The ``--trust TIER`` option of every command that judges a package at a tier (check, pack, dev)."""
+    import typer
+
+    return typer.Option(
+        "--trust", metavar="TIER", envvar="NEURALIS_TRUST", case_sensitive=False, show_default=False, help=help
+    )
+
+
 CONTEXT = {"help_option_names": ["--help", "-h"]}
 
 

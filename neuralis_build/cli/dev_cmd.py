@@ -59,13 +59,8 @@ def register(app: typer.Typer) -> None:
         ] = None,
         trust: Annotated[
             common.TrustOption,
-            typer.Option(
-                "--trust",
-                metavar="TIER",
-                envvar="NEURALIS_TRUST",
-                case_sensitive=False,
-                show_default=False,
-                help="The tier the page judges the package at: first-party (default), trusted or untrusted.",
+            common.trust_option(
+                "The tier the page judges the package at: first-party (default), trusted or untrusted."
             ),
         ] = common.TrustOption.first_party,
         open_: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from neuralis_build.check import CheckResult
+    from neuralis_build.judged import JudgedPackage
 
 _STYLE = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 
@@ -53,7 +53,7 @@ def _counts(diagnostics: Sequence[Diagnostic]) -> str:
     return ", ".join(parts) or "no findings"
 
 
-def print_check_result(console: Console, result: CheckResult) -> None:
+def print_check_result(console: Console, result: JudgedPackage) -> None:
     """One package's verdict: a line with its counts, then each diagnostic."""
     from rich.markup import escape
 
@@ -67,7 +67,7 @@ def print_check_result(console: Console, result: CheckResult) -> None:
     print_diagnostics(console, result.diagnostics, result.path)
 
 
-def print_check_text(console: Console, results: Sequence[CheckResult]) -> None:
+def print_check_text(console: Console, results: Sequence[JudgedPackage]) -> None:
     """Every verdict, then the one line that says how to learn more about a code."""
     for result in results:
         print_check_result(console, result)
@@ -81,7 +81,7 @@ def explain_footer(console: Console, diagnostics: Iterable[Diagnostic]) -> None:
         console.print(f"[dim]explain a code: neuralis-build explain {ranked[0].code}[/]")
 
 
-def check_json(results: Sequence[CheckResult]) -> Any:
+def check_json(results: Sequence[JudgedPackage]) -> Any:
     """Always an array, one element per PATH, as npm pack --json prints (DESIGN.md, "Diagnostics")."""
     return [r.to_json() for r in results]
 
@@ -115,7 +115,7 @@ def diagnostic_annotations(base: Path | None, diagnostics: Iterable[Diagnostic])
     return lines
 
 
-def github_annotations(results: Sequence[CheckResult]) -> str:
+def github_annotations(results: Sequence[JudgedPackage]) -> str:
     """check's findings as GitHub Actions workflow commands, one line each."""
     return "\n".join(line for r in results for line in diagnostic_annotations(r.path, r.diagnostics))
 

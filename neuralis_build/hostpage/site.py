@@ -53,9 +53,14 @@ def write_host_site(
     ``react`` defaults to the React the last package resolves (when it fits the host), else the
     toolchain's pinned copy. ``out`` is replaced wholesale.
     """
+    from neuralis_build.check import check_package
+
     profile = host or default_host_profile()
     packages = [load_package(r) for r in roots]
-    judged = judge_packages(packages, profile, trust)
+    tiers = [trust] * len(packages) if isinstance(trust, str) else list(trust)
+    if len(tiers) != len(packages):
+        raise ValueError("write_host_site: one trust tier per package")
+    judged = judge_packages([check_package(p, t, profile) for p, t in zip(packages, tiers, strict=True)], profile)
     source = react or find_react(packages[-1].root if packages else Path.cwd(), profile)
     if out.exists():
         shutil.rmtree(out)

@@ -1,6 +1,6 @@
 """Across packages: tool-name contests, service providers, config keys and OAuth prefixes.
 
-Each loaded package's claims are read once from its checked, trust-dropped block (``CheckResult.effective``)
+Each loaded package's claims are read once from its checked, trust-dropped block (``JudgedPackage.effective``)
 and its directory contract; the rules below settle them in a fixed order, never by load order.
 """
 

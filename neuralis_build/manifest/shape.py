@@ -33,6 +33,8 @@ JSONSchema = dict[str, Any]
 if TYPE_CHECKING:
     from neuralis_build.hostprofile import HostProfile
     from neuralis_build.package import Package
+    from neuralis_build.ui.buildrecord import BuildState
+    from neuralis_build.ui.record import ModuleVerdict
 
 
 @dataclass
@@ -45,6 +47,9 @@ class Checker:
     host: HostProfile | None = None
     invalid: set[str] = field(default_factory=set)
     dropped: set[str] = field(default_factory=set)
+    # what the output rules found, handed on with the judged package so nothing judges it twice
+    module_verdict: ModuleVerdict | None = None
+    build: BuildState | None = None
     # every invalid pointer and each of its ancestors, so is_valid is one lookup however many errors there are
     _tainted: set[str] = field(default_factory=set, repr=False)
 

@@ -14,6 +14,9 @@ from neuralis_build.errors import DiagnosedError, UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package
 from neuralis_build.ui import outdir as folders
+from neuralis_build.ui.buildrecord import RECORD as BUILD_RECORD
+from neuralis_build.ui.buildrecord import hash_inputs
+from neuralis_build.ui.buildrecord import render as render_build_record
 from neuralis_build.ui.declaration import OUT_CSS, OUT_DIR, OUT_JS, check_declaration, manifest_diag
 from neuralis_build.ui.driver import Built, run_build, write_tsconfig
 from neuralis_build.ui.env import Mode, define_args
@@ -263,8 +266,15 @@ class _Job:
             raise DiagnosedError(not_written(len(problems)), problems + warnings)
         self._finish(built.meta, css_modules, required)
         (self.staged / RECORD_NAME).write_text(record.dumps(), encoding="utf-8")
+        read = hash_inputs(self.package.root, built.meta.get("inputs", {}))
+        (self.staged / BUILD_RECORD).write_text(render_build_record({"host.js": read}), encoding="utf-8")
         folders.normalize_modes(self.staged)
-        outputs = sorted(f"{OUT_DIR}/{p.relative_to(self.staged).as_posix()}" for p in _files(self.staged))
+        # the build record is the build's own bookkeeping, not an output of the module
+        outputs = sorted(
+            f"{OUT_DIR}/{p.relative_to(self.staged).as_posix()}"
+            for p in _files(self.staged)
+            if p != self.staged / BUILD_RECORD
+        )
         inputs = tuple(sorted(built.meta.get("inputs", {})))
         return UiBuildResult(
             self.package.root, self.entry, tuple(outputs), record, exports, warnings, self.mode, self.staged, inputs

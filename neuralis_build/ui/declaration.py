@@ -18,12 +18,6 @@ OUT_CSS = f"{OUT_DIR}/host.css"
 MODULE = "/neuralis/app/module"
 
 
-def _module_block(package: Package) -> dict[str, Any] | None:
-    app = package.block.get("app") if package.block else None
-    module = app.get("module") if isinstance(app, dict) else None
-    return module if isinstance(module, dict) else None
-
-
 def _line(package: Package, pointer: str) -> int | None:
     where = package.source.locate(pointer)
     return where[0] if where else None
@@ -35,7 +29,7 @@ def manifest_diag(package: Package, c: Code, pointer: str, message: str, hint: s
 
 def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
     """The build fails when app.module does not match what it emitted; hints name the line to change."""
-    module = _module_block(package)
+    module = package.module
     if module is None:
         return [
             manifest_diag(

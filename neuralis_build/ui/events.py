@@ -9,7 +9,8 @@ from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError
-from neuralis_build.package import Package
+from neuralis_build.package import Package, events_of
+from neuralis_build.ui.buildrecord import RECORD, hash_inputs, render
 from neuralis_build.ui.driver import run_build
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
 from neuralis_build.ui.outdir import normalize_modes, remove, staging_dir, swap_in
@@ -52,12 +53,7 @@ class EventsBuildResult:
 
 def declared_subjects(package: Package) -> list[tuple[int, str]]:
     """(index, subject) of every ``neuralis.events[]`` entry with a string subject."""
-    events = package.block.get("events") if package.block else None
-    if not isinstance(events, list):
-        return []
-    return [
-        (i, e["subject"]) for i, e in enumerate(events) if isinstance(e, dict) and isinstance(e.get("subject"), str)
-    ]
+    return [(i, e["subject"]) for i, e in events_of(package.block) if isinstance(e.get("subject"), str)]
 
 
 def has_sources(package: Package) -> bool:
@@ -112,6 +108,7 @@ def compile_events(package: Package, *, esbuild: EsbuildRunner | None = None, co
         built = run_build(runner, root, args, meta_path, "the event subjects and routes")
         meta_path.unlink()
         exports = _exports(built.meta, outdir)
+        _record_inputs(root, built.meta, outdir, staged)
         problems = _check_exports(exports)
         if problems:
             raise DiagnosedError("event subjects do not export what the platform calls", problems + built.warnings)
@@ -122,6 +119,18 @@ def compile_events(package: Package, *, esbuild: EsbuildRunner | None = None, co
     if commit:
         result.commit()
     return result
+
+
+def _record_inputs(root: Path, meta: Mapping[str, Any], outdir: str, staged: Path) -> None:
+    """What each compiled event subject read, beside it (see ``buildrecord``); routes are not declared outputs."""
+    prefix = f"{outdir}/src/events/"
+    read = {
+        path[len(prefix) :]: hash_inputs(root, info.get("inputs", {}))
+        for path, info in meta.get("outputs", {}).items()
+        if path.startswith(prefix) and path.endswith(".js")
+    }
+    if read:
+        (staged / "src/events" / RECORD).write_text(render(read), encoding="utf-8")
 
 
 def _exports(meta: Mapping[str, Any], outdir: str) -> dict[str, tuple[str, ...]]:

@@ -178,12 +178,32 @@ class ModuleProblem(NamedTuple):
     reason: str
     hint: str | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code.id,
+            "file": self.file,
+            "pointer": self.pointer,
+            "reason": self.reason,
+            "hint": self.hint,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ModuleProblem:
+        from neuralis_build.diagnostics import CODES
+
+        return cls(CODES[data["code"]], data["file"], data["pointer"], data["reason"], data["hint"])
+
 
 class ModuleVerdict(NamedTuple):
-    """Whether the host accepts a module; ``reason`` is the first refusal in words a person can act on."""
+    """Whether the host accepts a module; ``reason`` is the first refusal in words a person can act on.
+
+    ``check`` judges a module once (with esbuild's parser) and hands the verdict on; the image build
+    and the host page only ask it again with the ids their hosts can hand the module (``against``).
+    """
 
     problems: tuple[ModuleProblem, ...] = ()
     record: SharedImportsRecord | None = None
+    record_file: str = ""  # package-relative, where NB1609 points
 
     @property
     def accepted(self) -> bool:
@@ -192,6 +212,31 @@ class ModuleVerdict(NamedTuple):
     @property
     def reason(self) -> str | None:
         return self.problems[0].reason if self.problems else None
+
+    def against(self, available: Collection[str]) -> ModuleVerdict:
+        """The same verdict for a host that can hand the module ``available`` ids (only NB1609 depends on them)."""
+        kept = [p for p in self.problems if p.code.id != NB1609.id]
+        fresh = _unavailable(self.record, self.record_file, available) if self.record is not None else []
+        at = next((i for i, p in enumerate(kept) if p.code.id in (NB1614.id, NB1610.id)), len(kept))
+        return self._replace(problems=(*kept[:at], *fresh, *kept[at:]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "problems": [p.to_json() for p in self.problems],
+            "record": self.record.to_json() if self.record is not None else None,
+            "recordFile": self.record_file,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ModuleVerdict:
+        record, _ = parse_record(data["record"]) if data["record"] is not None else (None, [])
+        return cls(tuple(ModuleProblem.from_json(p) for p in data["problems"]), record, data["recordFile"])
+
+
+VERDICT_CODES = frozenset(
+    c.id for c in (NB1601, NB1602, NB1604, NB1605, NB1606, NB1607, NB1608, NB1609, NB1610, NB1611, NB1614)
+)
+"""The codes of check's rules that only judge the built module (the image and the host page show the verdict)."""
 
 
 def _inside(root: Path, rel: str) -> Path | None:
@@ -257,7 +302,8 @@ def judge_module(
     for p in malformed:
         problems.append(ModuleProblem(NB1605, record_rel, p.pointer, f"{record_rel}: {p.message}", REBUILD))
     if record is not None:
-        problems.extend(_judge_record(record, record_rel, host, available))
+        problems.extend(_judge_record(record, record_rel, host))
+        problems.extend(_unavailable(record, record_rel, available))
 
     from neuralis_build.ui.analyze import read_modules
 
@@ -269,12 +315,10 @@ def judge_module(
         missing = install_export_problem(entry_rel, built.exports, package_id)
         if missing is not None:
             problems.append(ModuleProblem(NB1610, entry_rel, "", missing[0], f"{missing[1]}; then {REBUILD}"))
-    return ModuleVerdict(tuple(problems), record)
+    return ModuleVerdict(tuple(problems), record, record_rel)
 
 
-def _judge_record(
-    record: SharedImportsRecord, file: str, host: HostProfile, available: Collection[str]
-) -> list[ModuleProblem]:
+def _judge_record(record: SharedImportsRecord, file: str, host: HostProfile) -> list[ModuleProblem]:
     problems: list[ModuleProblem] = []
     if record.host_api_version != host.host_api_version:
         problems.append(
@@ -291,6 +335,12 @@ def _judge_record(
         if react[0] is NB1607:
             hint = f"move react to ^{host.react_major}.0.0 and {REBUILD}"
         problems.append(ModuleProblem(react[0], file, "/reactMajor", react[1], hint))
+    return problems
+
+
+def _unavailable(record: SharedImportsRecord, file: str, available: Collection[str]) -> list[ModuleProblem]:
+    """A shared id the bundle reads that neither the host nor a loaded package provides (NB1609)."""
+    problems = []
     for i, module_id in enumerate(record.shared_imports):
         if module_id not in available:
             problems.append(

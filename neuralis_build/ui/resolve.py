@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from neuralis_build.package import module_of
 from neuralis_build.regularfile import read_regular
 from neuralis_build.strictjson import parse
 
@@ -65,13 +66,6 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _module_block(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
-    block = manifest.get("neuralis")
-    app = block.get("app") if isinstance(block, dict) else None
-    module = app.get("module") if isinstance(app, dict) else None
-    return module if isinstance(module, dict) else None
-
-
 def ui_package(name: str, folder: Path) -> UiPackage | None:
     """The package in ``folder`` as a UI-module package, or None when it ships no UI module."""
     try:
@@ -84,7 +78,7 @@ def ui_package(name: str, folder: Path) -> UiPackage | None:
         manifest = parse(raw.decode("utf-8-sig"))  # npm strips a byte-order mark
     except ValueError:  # not JSON Node reads, too deep, or not UTF-8 (UnicodeDecodeError)
         return None
-    module = _module_block(manifest) if isinstance(manifest, dict) else None
+    module = module_of(manifest.get("neuralis")) if isinstance(manifest, dict) else None
     if module is None:
         return None
     provides = module.get("provides")

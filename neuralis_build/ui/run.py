@@ -43,10 +43,12 @@ class PackageBuild:
 
 
 def wants_ui(package: Package, entry: str | None) -> bool:
-    """Build a UI module when the package has an entry, was given one, or declares app.module."""
-    app = package.block.get("app") if package.block else None
-    declared = isinstance(app, dict) and "module" in app
-    return entry is not None or package.contract.ui_entry is not None or declared
+    """Build a UI module when the package has an entry, was given one, or declares app.module.
+
+    ``ui`` builds for a first-party host, where nothing of app.module or events is dropped, so it reads
+    the declaration from the package model and leaves the manifest rules (and their start-up) to check.
+    """
+    return entry is not None or package.contract.ui_entry is not None or package.module is not None
 
 
 def build_package(package: Package, options: BuildOptions, esbuild: EsbuildRunner | None = None) -> PackageBuild:

@@ -242,7 +242,7 @@ SECTION = Section(
 def tool_sources(package: Package, block: Mapping[str, Any] | None = None) -> dict[str, str]:
     """Tool name → where the package defines it (its tools/ file, or "package.json" inline); files win.
 
-    Pass the effective block of a check (``CheckResult.effective``); without one the raw block is read.
+    Pass the effective block of a check (``JudgedPackage.effective``); without one the raw block is read.
     """
     raw = package.block if block is None else block
     sources: dict[str, str] = {}
