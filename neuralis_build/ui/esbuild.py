@@ -5,16 +5,23 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, NamedTuple, Protocol
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
+from neuralis_build.process import run
 
 ESBUILD_VERSION = "0.28.2"
 """The one esbuild the toolchain drives; 0.28.2 is the first with ``--log-style=visualstudio``."""
+
+BUILD_TIMEOUT = 900.0
+"""Seconds one esbuild run may take (a 3 MB bundle takes about 2 s; a hung one is stopped)."""
+PROBE_TIMEOUT = 60.0
+"""Seconds ``--version`` may take."""
+FETCH_TIMEOUT = 600.0
+"""Seconds the one-time ``npm pack`` of the binary may take on a slow registry."""
 
 OVERRIDE_ENV = "NEURALIS_ESBUILD_BINARY"
 CACHE_ENV = "NEURALIS_BUILD_CACHE"
@@ -208,25 +215,20 @@ def _npm_pack(t: Target, cwd: Path | None) -> bytes:
     import tarfile
     import tempfile
 
+    from neuralis_build.progress import step
+
     npm = shutil.which("npm")
     if npm is None:
         raise ToolMissingError(
             f"esbuild {ESBUILD_VERSION} is not cached yet and npm is not on PATH to fetch it", hint=NPM_HINT
         )
-    from neuralis_build.progress import step
-
     spec = f"{t.package}@{ESBUILD_VERSION}"
     with (
         step(f"fetching esbuild {ESBUILD_VERSION} with npm pack {spec} (once per machine)"),
         tempfile.TemporaryDirectory(prefix="neuralis-esbuild-") as tmp,
     ):
         cmd = [npm, "pack", spec, "--pack-destination", tmp, "--json", "--loglevel=error", "--ignore-scripts"]
-        try:
-            done = subprocess.run(
-                cmd, cwd=cwd or tmp, capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=600
-            )
-        except subprocess.TimeoutExpired:
-            raise SubprocessError(f"npm pack {spec} timed out", command=cmd, output="") from None
+        done = run(cmd, cwd=cwd or Path(tmp), timeout=FETCH_TIMEOUT)
         if done.returncode != 0:
             raise SubprocessError(
                 f"npm could not fetch {spec}",
@@ -254,16 +256,8 @@ class Esbuild(NamedTuple):
 
     def run(self, args: Sequence[str], cwd: Path) -> EsbuildRun:
         """Run the CLI with ``args`` in ``cwd``; the caller reads the exit code and parses stderr."""
-        cmd = [str(self.path), *args]
-        try:
-            done = subprocess.run(
-                cmd, cwd=cwd, capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=900
-            )
-        except OSError as exc:
-            raise ToolMissingError(f"cannot run esbuild at {self.path}: {exc.strerror}") from None
-        except subprocess.TimeoutExpired:
-            raise SubprocessError("esbuild ran for more than 15 minutes", command=cmd, output="") from None
-        return EsbuildRun(done.returncode, done.stderr, cmd)
+        done = run([self.path, *args], cwd=cwd, timeout=BUILD_TIMEOUT)
+        return EsbuildRun(done.returncode, done.stderr, list(done.command))
 
 
 class EsbuildRun(NamedTuple):
@@ -283,16 +277,9 @@ class EsbuildRunner(Protocol):
 def binary_version(path: Path) -> str:
     """What ``<path> --version`` prints; a binary that cannot run is a missing tool."""
     try:
-        done = subprocess.run(
-            [str(path), "--version"],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",  # a binary that prints garbage is a wrong version, not a crash
-            timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ToolMissingError(f"cannot run {path} --version: {exc}") from None
+        done = run([path, "--version"], timeout=PROBE_TIMEOUT)  # garbage output is a wrong version, not a crash
+    except SubprocessError as exc:
+        raise ToolMissingError(f"cannot run {path} --version: {exc.message}") from None
     if done.returncode != 0:
         raise ToolMissingError(f"{path} --version failed: {done.stderr.strip() or done.stdout.strip()}")
     return done.stdout.strip()
