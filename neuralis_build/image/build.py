@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from neuralis_build import atomic
 from neuralis_build.errors import UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import install, stages
@@ -129,9 +130,7 @@ def _frozen(differences: list[str]) -> None:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, "utf-8")
-    os.replace(tmp, path)
+    atomic.write_text(path, text)
 
 
 def _loaded(works: list[Work], tree: Tree) -> list[tuple[PackageOutcome, Facts]]:

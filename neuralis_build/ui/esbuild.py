@@ -149,18 +149,10 @@ def _stamp_text(path: Path, digest: str) -> str:
 
 
 def _write_atomic(target_path: Path, data: bytes, mode: int = 0o644) -> None:
-    import tempfile
+    from neuralis_build.atomic import write_bytes
 
     target_path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target_path.parent, prefix="." + target_path.name + ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target_path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_bytes(target_path, data, mode=mode)
 
 
 def _store(t: Target, data: bytes) -> Path:
