@@ -11,7 +11,6 @@ take a ``Runner`` and default to ``run``.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -56,6 +55,8 @@ class Runner(Protocol):
 
 def which(program: str, hint: str) -> str:
     """The path of ``program`` on PATH; a missing one is a missing tool (exit 2) with ``hint``."""
+    import shutil  # not at the top: it imports bz2, lzma and zlib, which `ui`'s start-up would pay
+
     found = shutil.which(program)
     if found is None:
         raise ToolMissingError(f"{program} is not on PATH", hint=hint)

@@ -49,7 +49,9 @@ def silent_registry() -> Iterator[str]:
 
 
 def test_a_finished_program_says_what_it_printed(tmp_path: Path) -> None:
-    done = run([sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr); sys.exit(3)"], timeout=60)
+    done = run(
+        [sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr); sys.exit(3)"], timeout=60
+    )
     assert (done.returncode, done.stdout, done.stderr) == (3, "out\n", "err\n")
     echoed = run([sys.executable, "-c", "import sys; sys.stdout.write(sys.stdin.read())"], input="é", timeout=60)
     assert echoed.stdout == "é"

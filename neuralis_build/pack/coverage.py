@@ -15,7 +15,7 @@ from neuralis_build.judged import JudgedPackage
 from neuralis_build.pack.fields import files_rules
 from neuralis_build.pack.walker import DEFAULT_RULES, RuleSet, parse_rules
 from neuralis_build.package import MANIFEST, Package
-from neuralis_build.ui.declaration import OUT_DIR
+from neuralis_build.ui.outdir import OUT_DIR
 from neuralis_build.ui.record import RECORD_NAME
 
 NB1704 = code("NB1704", "files-entry-matches-nothing", "a files entry matches no file that gets packed")

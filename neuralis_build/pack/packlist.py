@@ -21,6 +21,7 @@ from neuralis_build.pack.walker import (
     WalkTooDeep,
     parse_rules,
 )
+from neuralis_build.ui.outdir import BUILD_LEFTOVERS
 
 NB1716 = code("NB1716", "walk-failed", "a file npm would read while listing the package cannot be read")
 NB1717 = code(
@@ -42,15 +43,8 @@ ALWAYS = (
     "/bun.lockb",
 )
 
-BUILD_LEFTOVERS = (
-    "/dist/.app-*",
-    "/dist/.server-*",
-    "/dist/.routes-old-*",
-    "/dist/src/.events-old-*",
-)
-"""The hidden folders ``neuralis-build ui`` stages a build in beside its outputs (ui/build.py, ui/events.py,
-ui/outdir.py). A killed build leaves them behind, holding a tsconfig with the build machine's absolute path;
-unlike npm, pack never ships them, whatever ``files`` says (a strict rule, so nothing re-includes them)."""
+# Unlike npm, pack never ships what a killed `neuralis-build ui` left (ui/outdir.py's BUILD_LEFTOVERS,
+# the one list of its staging names), whatever ``files`` says: a strict rule, so nothing re-includes them.
 
 
 def _process_package(root: Path, manifest: dict[str, Any]) -> Callable[[Walker], None]:

@@ -17,11 +17,12 @@ from neuralis_build.ui import outdir as folders
 from neuralis_build.ui.buildrecord import RECORD as BUILD_RECORD
 from neuralis_build.ui.buildrecord import hash_inputs
 from neuralis_build.ui.buildrecord import render as render_build_record
-from neuralis_build.ui.declaration import OUT_CSS, OUT_DIR, OUT_JS, check_declaration, manifest_diag
+from neuralis_build.ui.declaration import OUT_CSS, OUT_JS, check_declaration, manifest_diag
 from neuralis_build.ui.driver import Built, run_build, write_tsconfig
 from neuralis_build.ui.env import Mode, define_args
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
 from neuralis_build.ui.imports import Scope, check_imports, scope_of
+from neuralis_build.ui.outdir import OUT_DIR
 from neuralis_build.ui.record import (
     NB1607,
     NB1610,
@@ -182,7 +183,7 @@ def build_ui(
     entry_rel = find_entry(package, entry)
     scope = scope_of(package, host, published)
     runner = esbuild or find_esbuild(root)
-    staged = folders.staging_dir(root / "dist", ".app-")
+    staged = folders.staging_dir(root / folders.DIST, folders.UI_STAGING)
     try:
         job = _Job(package, host, scope, runner, staged, entry_rel, minify, sourcemap, mode)
         result = job.run()
@@ -292,7 +293,7 @@ class _Job:
             return []
         map_path = self.staged / "host.js.map"
         if not map_path.is_file():  # locate them through a map of the same build, written aside
-            probe = folders.staging_dir(self.package.root / "dist", ".app-")
+            probe = folders.staging_dir(self.package.root / folders.DIST, folders.UI_STAGING)
             try:
                 job = _Job(**{**self.__dict__, "staged": probe, "sourcemap": False})
                 job.esbuild(True)

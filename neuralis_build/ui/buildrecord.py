@@ -3,12 +3,11 @@
 ``neuralis-build ui`` writes ``build-inputs.json`` into each output folder it swaps in (dist/app/,
 dist/src/events/), inside the staged folder, so the record and the outputs it describes are replaced
 together or not at all. It maps each output file to the inputs esbuild's metafile says it read, with
-the sha256 of their bytes. An output is stale when one of its inputs changed, or is gone, since.
+a BLAKE2b-256 digest of their bytes. An output is stale when one of its inputs changed, or is gone, since.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -16,10 +15,21 @@ from pathlib import Path, PurePosixPath
 
 from neuralis_build.regularfile import read_regular
 
+try:  # the builtin module: hashlib's import loads OpenSSL first (about 8 ms), which every `ui` run would pay
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
+
 RECORD = "build-inputs.json"
+DIGEST = "blake2b-256"
 
 Inputs = Mapping[str, str]
-"""Input path (package-relative, as the metafile names it) → sha256 hex digest of its bytes."""
+"""Input path (package-relative, as the metafile names it) → hex digest of its bytes."""
+
+
+def digest(data: bytes) -> str:
+    """The content digest the record holds (BLAKE2b with 32 bytes: fast in pure software, and collision-safe)."""
+    return blake2b(data, digest_size=32).hexdigest()
 
 
 def _inside(rel: str) -> bool:
@@ -29,13 +39,13 @@ def _inside(rel: str) -> bool:
 
 
 def hash_inputs(root: Path, inputs: Iterable[str]) -> dict[str, str]:
-    """The sha256 of each input that is a file inside the package, sorted by path."""
+    """The digest of each input that is a file inside the package, sorted by path."""
     found: dict[str, str] = {}
     for rel in sorted(set(inputs)):
         if not _inside(rel):
             continue
         try:
-            found[rel] = hashlib.sha256(read_regular(root / rel)).hexdigest()
+            found[rel] = digest(read_regular(root / rel))
         except OSError:
             continue  # esbuild read it a moment ago; a file gone since is stale at the next check anyway
     return found
@@ -43,7 +53,10 @@ def hash_inputs(root: Path, inputs: Iterable[str]) -> dict[str, str]:
 
 def render(outputs: Mapping[str, Inputs]) -> str:
     """The record's text: output file name (in its folder) → its inputs; the same build gives the same bytes."""
-    data = {"outputs": {name: dict(sorted(inputs.items())) for name, inputs in sorted(outputs.items())}}
+    data = {
+        "digest": DIGEST,
+        "outputs": {name: dict(sorted(inputs.items())) for name, inputs in sorted(outputs.items())},
+    }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -76,11 +89,13 @@ class BuildState:
 
 def _parse(text: str) -> dict[str, dict[str, str]]:
     data = json.loads(text)
+    if isinstance(data, dict) and data.get("digest") != DIGEST:
+        raise ValueError(f"written with another digest ({data.get('digest')!r}, not {DIGEST!r}): rebuild to compare")
     outputs = data.get("outputs") if isinstance(data, dict) else None
     if not isinstance(outputs, dict) or not all(
         isinstance(inputs, dict) and all(isinstance(v, str) for v in inputs.values()) for inputs in outputs.values()
     ):
-        raise ValueError('expected {"outputs": {"<file>": {"<input>": "<sha256>"}}}')
+        raise ValueError('expected {"digest": "blake2b-256", "outputs": {"<file>": {"<input>": "<digest>"}}}')
     return outputs
 
 
@@ -92,7 +107,7 @@ def _compare(root: Path, output: str, inputs: Mapping[str, str]) -> Stale | None
     gone (dependencies not installed) is not judged either; one that changed is.
     """
     changed, gone, present = [], [], 0
-    for rel, digest in inputs.items():
+    for rel, recorded in inputs.items():
         vendored = rel.startswith("node_modules/") or "/node_modules/" in rel
         try:
             data = read_regular(root / rel)  # an input swapped for a FIFO is refused, never waited on
@@ -101,7 +116,7 @@ def _compare(root: Path, output: str, inputs: Mapping[str, str]) -> Stale | None
                 gone.append(rel)
             continue
         present += not vendored
-        if hashlib.sha256(data).hexdigest() != digest:
+        if digest(data) != recorded:
             changed.append(rel)
     if not present or not (changed or gone):
         return None

@@ -7,12 +7,12 @@ from typing import Any
 
 from neuralis_build.diagnostics import Code, Diagnostic, code
 from neuralis_build.package import MANIFEST, Package
+from neuralis_build.ui.outdir import OUT_DIR
 
 NB1908 = code("NB1908", "ui-module-undeclared", "package.json declares no neuralis.app.module for the built module")
 NB1909 = code("NB1909", "ui-module-entry", "app.module.entry does not name the module the build emits")
 NB1910 = code("NB1910", "ui-module-css", "app.module.css does not match whether the build emits a stylesheet")
 
-OUT_DIR = "dist/app"
 OUT_JS = f"{OUT_DIR}/host.js"
 OUT_CSS = f"{OUT_DIR}/host.css"
 MODULE = "/neuralis/app/module"

@@ -13,10 +13,17 @@ from neuralis_build.package import Package, events_of
 from neuralis_build.ui.buildrecord import RECORD, hash_inputs, render
 from neuralis_build.ui.driver import run_build
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
-from neuralis_build.ui.outdir import normalize_modes, remove, staging_dir, swap_in
+from neuralis_build.ui.outdir import (
+    DIST,
+    EVENTS_OUT,
+    ROUTES_OUT,
+    SERVER_STAGING,
+    normalize_modes,
+    remove,
+    staging_dir,
+    swap_in,
+)
 
-EVENTS_OUT = "dist/src/events"
-ROUTES_OUT = "dist/routes"
 REQUIRED_EXPORTS = ("subject", "visible")
 
 
@@ -91,7 +98,7 @@ def compile_events(package: Package, *, esbuild: EsbuildRunner | None = None, co
     if not events and not routes:
         return EventsBuildResult((), {})
     runner = esbuild or find_esbuild(root)
-    staged = staging_dir(root / "dist", ".server-")
+    staged = staging_dir(root / DIST, SERVER_STAGING)
     try:
         meta_path = staged / "meta.json"
         outdir = staged.relative_to(root).as_posix()

@@ -14,7 +14,30 @@ from neuralis_build import atomic
 from neuralis_build.atomic import remove, swap_in, sweep
 from neuralis_build.errors import UsageError
 
-__all__ = ["normalize_modes", "remove", "staging_dir", "swap_in", "sweep"]
+__all__ = ["BUILD_LEFTOVERS", "normalize_modes", "remove", "staging_dir", "swap_in", "sweep"]
+
+# Where `neuralis-build ui` writes, and the hidden folders it stages in: the one list pack reads too.
+DIST = "dist"
+OUT_DIR = f"{DIST}/app"  # the UI module, swapped in whole
+EVENTS_OUT = f"{DIST}/src/events"  # compiled event subjects
+ROUTES_OUT = f"{DIST}/routes"  # compiled routes
+UI_STAGING = ".app-"  # dist/.app-<pid>-<random>: a UI module being built
+SERVER_STAGING = ".server-"  # dist/.server-<pid>-<random>: events and routes being compiled
+
+
+def _aside(folder: str) -> str:
+    """The pattern of the name ``atomic.swap_in`` sets a replaced folder aside under (``dist/.app-old-…``)."""
+    parent, _, name = folder.rpartition("/")
+    return f"/{parent}/.{name}-old-*"
+
+
+BUILD_LEFTOVERS: tuple[str, ...] = (
+    f"/{DIST}/{UI_STAGING}*",
+    f"/{DIST}/{SERVER_STAGING}*",
+    *(_aside(folder) for folder in (OUT_DIR, EVENTS_OUT, ROUTES_OUT)),
+)
+"""What a killed build leaves beside its outputs (a staged folder holds a tsconfig with the build machine's
+absolute path): pack never ships these, whatever ``files`` says (pack/packlist.py, a strict rule)."""
 
 
 def staging_dir(parent: Path, prefix: str) -> Path:
