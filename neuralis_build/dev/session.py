@@ -136,7 +136,8 @@ class DevSession:
 
     def _providers(self, package: Package) -> list[Package]:
         found = []
-        for ui in installed_ui_packages(self.root, exclude=package.name).values():
+        # an unreadable one is named among the package's own findings (check's NB1917)
+        for ui in installed_ui_packages(self.root, exclude=package.name).packages.values():
             try:
                 found.append(load_package(ui.root))
             except NeuralisError:

@@ -146,10 +146,15 @@ def _by_path(files: list[PlannedFile]) -> dict[str, bytes]:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
-    except OSError:
+    """The author's file, or None when there is none; one that is there but cannot be read stops the update."""
+    if not path.is_file() or path.is_symlink():
         return None
+    try:
+        return path.read_bytes()
+    except OSError as exc:  # taking it for absent would write the template's over it
+        raise UsageError(
+            f"{path}: cannot be read ({exc.strerror or exc})", hint="fix its permissions, then update"
+        ) from None
 
 
 def _changes(

@@ -250,7 +250,7 @@ class _Job:
             built = self.esbuild(True)  # CSS modules outside src/: scoping needs the maps
         required = required_ids(self._out(built), self.scope.allowed)
         out = self._out(built)
-        warnings = list(built.warnings)
+        warnings = [*self.scope.warnings, *built.warnings]
         js = (self.staged / "host.js").read_text("utf-8")
         warnings += self._env(js, built)
         problems = check_imports(self.package.root, built.meta, out, self.scope, self.entry)

@@ -39,7 +39,8 @@ def _module_outputs(block: dict[str, Any], c: Checker) -> None:
         return
     host = c.host or default_host_profile()
     installed = installed_ui_packages(package.root, exclude=package.name)
-    available = set(host.shared_modules) | {pid for pkg in installed.values() for pid in pkg.provides}
+    c.diags.extend(installed.diagnostics(package.root))
+    available = set(host.shared_modules) | {pid for pkg in installed.packages.values() for pid in pkg.provides}
     verdict = judge_module(package.root, module, host, available, package_id=package.id)
     c.module_verdict = verdict  # handed on: the image and the host page judge availability, never parse again
     for p in verdict.problems:
