@@ -22,11 +22,18 @@ Tree = Mapping[str, Any]
 
 
 def build_file_tree(root: Path, tree: Tree) -> Path:
-    """Write ``tree`` under ``root``: str/bytes are files, dicts are folders or JSON (for *.json keys)."""
+    """Write ``tree`` under ``root`` (copier's build_file_tree): the one tree builder of the tests.
+
+    str/bytes are files; a value for a ``*.json`` name is written as JSON; another dict is a folder; a
+    value with a ``write_to(path)`` method writes itself (a symlink, a file with a mode: tests/pack).
+    """
+    root.mkdir(parents=True, exist_ok=True)
     for name, content in tree.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
+        if hasattr(content, "write_to"):
+            content.write_to(path)
+        elif isinstance(content, bytes):
             path.write_bytes(content)
         elif isinstance(content, str):
             path.write_text(content, encoding="utf-8")

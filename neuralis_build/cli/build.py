@@ -61,7 +61,7 @@ def check(
     format: Annotated[
         common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
     ] = common.Format.text,
-    host: Annotated[Path | None, typer.Option("--host", metavar="PROFILE", help="A host profile JSON file.")] = None,
+    host: Annotated[Path | None, common.host_option()] = None,
 ) -> None:
     """Validate the manifest, the directory contract and declarations against build output."""
     from neuralis_build.check import check_path

@@ -160,9 +160,7 @@ def register(app: typer.Typer) -> None:
                 "The tier the host will assign (as check takes it): first-party, trusted or untrusted."
             ),
         ] = ...,  # type: ignore[assignment]
-        host: Annotated[
-            Path | None, typer.Option("--host", metavar="PROFILE", help="A host profile JSON file.")
-        ] = None,
+        host: Annotated[Path | None, common.host_option()] = None,
     ) -> None:
         """Write <name>-<version>.tgz exactly as npm pack would, after checking the package."""
         from neuralis_build.hostprofile import load_host_profile
