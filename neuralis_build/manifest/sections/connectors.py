@@ -16,7 +16,7 @@ from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.jsonschemas import schema_problem
-from neuralis_build.manifest.paths import path_problem, resolve_inside
+from neuralis_build.manifest.paths import file_inside, path_problem
 from neuralis_build.manifest.secretnames import secret_word
 from neuralis_build.manifest.shape import Anything, Arr, Bool, Checker, Field, JudgedStr, Obj, Str
 
@@ -217,17 +217,8 @@ def _factory(path: str, pointer: str, c: Checker) -> None:
             f"name a {', '.join(FACTORY_SUFFIXES)} file",
         )
         return
-    if c.package is None:
-        return
-    target = resolve_inside(c.package.root, path)
-    if target is None:
-        c.error(
-            NB0811,
-            pointer,
-            f'connectorFactory "{path}" leads out of the package through a symlink',
-            "keep the factory module inside the package; replace the symlink by the file itself",
-        )
-    elif not target.is_file():
+    target = file_inside(c, pointer, path, "connectorFactory", NB0811, "factory module")
+    if target is not None and not target.is_file():
         c.warning(
             NB0813,
             pointer,

@@ -18,7 +18,7 @@ from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.contractfiles import check_contract_files
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.names import entry_name_shape, is_tool_name, tool_name_shape, warn_tool_names
-from neuralis_build.manifest.paths import Containment, path_problem, resolve_inside
+from neuralis_build.manifest.paths import Containment, file_inside, path_problem
 from neuralis_build.manifest.shape import Arr, Checker, Field, JSONSchema, JudgedStr, Obj, Shape, Str
 from neuralis_build.package import Package
 
@@ -70,17 +70,8 @@ def _template(member: dict[str, Any], pointer: str, c: Checker) -> None:
     if not path.endswith(".md"):
         c.error(NB1410, at, f'team template "{path}" is not a .md file', "a team member's template is markdown")
         return
-    if c.package is None:
-        return
-    target = resolve_inside(c.package.root, path)
-    if target is None:
-        c.error(
-            NB1408,
-            at,
-            f'team template "{path}" leads out of the package through a symlink',
-            "keep the template inside the package; replace the symlink by the file itself",
-        )
-    elif not target.is_file():
+    target = file_inside(c, at, path, "team template", NB1408, "template")
+    if target is not None and not target.is_file():
         c.error(NB1409, at, f'team template "{path}" does not exist', f"create {path}, or fix the path")
 
 
