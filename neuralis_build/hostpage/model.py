@@ -24,6 +24,7 @@ from neuralis_build.trust import Trust
 from neuralis_build.ui.record import VERDICT_CODES, ModuleVerdict
 
 MODULE_TREE = "dist/app"
+MODULE_POINTER = "/neuralis/app/module"
 PACKAGE_PREFIX = "/pkg/"
 
 
@@ -149,10 +150,10 @@ def _module_refusal(j: _Judged, available: set[str]) -> str | None:
     """Why the host refuses the module with ``available`` ids to hand it; check's verdict, never judged again."""
     if not j.declared:
         return None
-    if j.judged.module is None:
+    if j.judged.was_dropped(MODULE_POINTER):
         return f"app.module is honored for first-party packages only, and this package is {j.judged.trust}"
     verdict = j.judged.module_verdict
-    if verdict is None:  # the entry is not a usable path: check's own error says why
+    if j.judged.module is None or verdict is None:  # malformed: check's own error says why
         return "the package's app.module is not valid (see the diagnostics)"
     return _reason(verdict.against(available))
 

@@ -126,7 +126,6 @@ class Prepack:
     """npm's file list for a package and every diagnostic about packing it."""
 
     files: list[str]
-    exact_order: bool
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -140,12 +139,12 @@ def prepare_pack(judged: JudgedPackage) -> Prepack:
     assert package is not None, "pack takes a package whose package.json was read"
     shape = [package.locate(d) for d in shape_diagnostics(package)]
     if has_errors(shape):
-        return Prepack([], False, shape + list(judged.diagnostics))
+        return Prepack([], shape + list(judged.diagnostics))
     try:
-        files, exact = packlist_exact(package.root, package.manifest)
+        files, _ = packlist_exact(package.root, package.manifest)  # pack_package says when the order is not exact
     except DiagnosedError as exc:
-        return Prepack([], False, shape + exc.diagnostics)
-    return Prepack(files, exact, _in_file_order(shape + pack_refusals(judged, files)))
+        return Prepack([], shape + exc.diagnostics)
+    return Prepack(files, _in_file_order(shape + pack_refusals(judged, files)))
 
 
 def tarball_diagnostics(result: PackResult) -> list[Diagnostic]:

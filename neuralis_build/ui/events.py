@@ -24,8 +24,6 @@ from neuralis_build.ui.outdir import (
     swap_in,
 )
 
-REQUIRED_EXPORTS = ("subject", "visible")
-
 
 @dataclass(frozen=True)
 class EventsBuildResult:
