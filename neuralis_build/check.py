@@ -14,7 +14,7 @@ from neuralis_build.package import Package, load_package
 from neuralis_build.trust import Trust
 
 if TYPE_CHECKING:
-    from neuralis_build.manifest.shape import Checker
+    from neuralis_build.manifest.checker import Checker
 
 NB0120 = code("NB0120", "not-neuralis", "package.json has no neuralis block, so the host never loads it")
 NB0121 = code("NB0121", "reference-only", "a referenceOnly package is installed but never loaded or validated")
@@ -24,7 +24,7 @@ NB0009 = code("NB0009", "duplicate-key", "an object in package.json has one key 
 def check_package(package: Package, trust: Trust, host: HostProfile | None = None) -> JudgedPackage:
     """Run every rule on an already-read package: the judged package every other command takes."""
     from neuralis_build.manifest.block import NEURALIS, SECTIONS
-    from neuralis_build.manifest.shape import Checker
+    from neuralis_build.manifest.checker import Checker
 
     diags = Diagnostics()
     if not package.is_neuralis:

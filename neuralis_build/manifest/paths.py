@@ -12,7 +12,7 @@ from neuralis_build.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BY
 
 if TYPE_CHECKING:
     from neuralis_build.diagnostics import Code
-    from neuralis_build.manifest.shape import Checker
+    from neuralis_build.manifest.checker import Checker
 
 _GLOB_CHAR = re.compile(r"[A-Za-z0-9._*-]")
 _DRIVE = re.compile(r"^[A-Za-z]:")

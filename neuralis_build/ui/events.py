@@ -70,8 +70,8 @@ def has_sources(package: Package) -> bool:
 def check_sources(package: Package) -> None:
     """Refuse declared subjects without src/events/<subject>.ts: check's own rule (NB0706), run here."""
     from neuralis_build.diagnostics import Diagnostics
+    from neuralis_build.manifest.checker import Checker
     from neuralis_build.manifest.sections.events import NB0706, _subject_sources
-    from neuralis_build.manifest.shape import Checker
 
     block = package.block
     if not isinstance(block, dict):

@@ -14,11 +14,13 @@ from typing import Any
 
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.jsonschemas import schema_problem
 from neuralis_build.manifest.paths import file_inside, path_problem
 from neuralis_build.manifest.secretnames import secret_word
-from neuralis_build.manifest.shape import Anything, Arr, Bool, Checker, Field, JudgedStr, Obj, Str
+from neuralis_build.manifest.shape import Anything, Bool, JudgedStr, Str
 
 NB0801 = code("NB0801", "connector-key", "a connectors[] entry (or its auth block) has a key its shape does not allow")
 NB0802 = code("NB0802", "connector-type", "a connector type is not source, mcp, openapi or http")

@@ -15,11 +15,13 @@ from typing import Any
 from neuralis_build.contract import Contract, Kind
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.contractfiles import check_contract_files
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.names import entry_name_shape, is_tool_name, tool_name_shape, warn_tool_names
 from neuralis_build.manifest.paths import Containment, file_inside, path_problem
-from neuralis_build.manifest.shape import Arr, Checker, Field, JSONSchema, JudgedStr, Obj, Shape, Str
+from neuralis_build.manifest.shape import JSONSchema, JudgedStr, Shape, Str
 from neuralis_build.package import Package
 
 NB1401 = code("NB1401", "inline-routes", "neuralis.routes is declared; routes have no inline form (routes/*.ts only)")

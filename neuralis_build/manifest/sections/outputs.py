@@ -11,9 +11,9 @@ from typing import Any
 
 from neuralis_build.diagnostics import Severity, code
 from neuralis_build.hostprofile import default_host_profile
+from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.paths import path_problem
-from neuralis_build.manifest.shape import Checker
 from neuralis_build.package import events_of, module_of
 from neuralis_build.trust import at_least
 

@@ -13,11 +13,13 @@ from typing import Any
 
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Arr, Field, Obj, Tagged
 from neuralis_build.manifest.engine import BlockRule
 from neuralis_build.manifest.iframeentry import entry_problems
 from neuralis_build.manifest.paths import has_scheme, normalize, path_problem
 from neuralis_build.manifest.sections.requires import FEATURE_GATE
-from neuralis_build.manifest.shape import Arr, Checker, Field, Obj, Str, Tagged
+from neuralis_build.manifest.shape import Str
 from neuralis_build.manifest.urlpath import served_path
 from neuralis_build.trust import at_least
 
