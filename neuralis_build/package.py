@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,10 @@ class Package:
     @cached_property
     def contract(self) -> Contract:
         return discover(self.root)
+
+    def moved_to(self, root: Path) -> Package:
+        """The same package.json at another folder (an installed copy): its contract is discovered there afresh."""
+        return replace(self, root=root)
 
     def relpath(self, path: Path) -> str:
         """``path`` relative to the package root, in POSIX form (as diagnostics name files)."""

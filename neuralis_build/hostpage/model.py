@@ -21,7 +21,7 @@ from neuralis_build.hostprofile import HostProfile
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.package import Package
 from neuralis_build.trust import Trust
-from neuralis_build.ui.record import VERDICT_CODES, ModuleVerdict
+from neuralis_build.ui.record import VERDICT_CODES
 
 MODULE_TREE = "dist/app"
 MODULE_POINTER = "/neuralis/app/module"
@@ -155,14 +155,7 @@ def _module_refusal(j: _Judged, available: set[str]) -> str | None:
     verdict = j.judged.module_verdict
     if j.judged.module is None or verdict is None:  # malformed: check's own error says why
         return "the package's app.module is not valid (see the diagnostics)"
-    return _reason(verdict.against(available))
-
-
-def _reason(verdict: ModuleVerdict) -> str | None:
-    if verdict.accepted:
-        return None
-    first = verdict.problems[0]
-    return first.reason if not first.hint or first.hint in first.reason else f"{first.reason}: {first.hint}"
+    return verdict.against(available).explained
 
 
 def judge_packages(judged: Sequence[JudgedPackage], host: HostProfile) -> list[PagePackage]:

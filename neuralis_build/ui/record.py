@@ -213,6 +213,14 @@ class ModuleVerdict(NamedTuple):
     def reason(self) -> str | None:
         return self.problems[0].reason if self.problems else None
 
+    @property
+    def explained(self) -> str | None:
+        """The first refusal with what to do about it (the hint, unless the reason already says it)."""
+        if not self.problems:
+            return None
+        first = self.problems[0]
+        return first.reason if not first.hint or first.hint in first.reason else f"{first.reason}: {first.hint}"
+
     def against(self, available: Collection[str]) -> ModuleVerdict:
         """The same verdict for a host that can hand the module ``available`` ids (only NB1609 depends on them)."""
         kept = [p for p in self.problems if p.code.id != NB1609.id]
