@@ -22,10 +22,21 @@ from neuralis_build.pack import nodepath
 from neuralis_build.pack.minimatch import Minimatch, has_dot_segment
 from neuralis_build.regularfile import NotRegularFile, read_regular
 
-DEFAULT = "<npm defaults>"
-STRICT = "<npm strict rules>"
-PACKAGE = "package.json"
+
+@dataclass(frozen=True)
+class Synthetic:
+    """A rule set npm makes itself rather than reads from a file: a key no file name can be (npm-packlist
+    keys them with ``Symbol('npm-packlist.rules.default')`` and ``Symbol('npm-packlist.rules.strict')``)."""
+
+    name: str
+
+
+DEFAULT = Synthetic("npm-packlist.rules.default")  # what npm never packs (.git, .DS_Store, ...)
+STRICT = Synthetic("npm-packlist.rules.strict")  # what npm always packs, or never, whatever the rest says
+PACKAGE = "package.json"  # the root's files list, read from the file of that name (keyed by it, as npm does)
 IGNORE_FILES = (".npmignore", ".gitignore")
+RuleKey = str | Synthetic
+"""A rule set's key: the ignore file it was read from, or one of npm's synthetic sets."""
 
 DEFAULT_RULES = (
     ".npmignore",
@@ -190,12 +201,12 @@ class Walker:
 
     path: str
     rel: str
-    ignore_files: Sequence[str]
+    ignore_files: Sequence[RuleKey]
     parent: Walker | None = None
     exact: bool = False
     required: list[str] = field(default_factory=list)
     on_package: Callable[[Walker], None] | None = None
-    rules: dict[str, RuleSet | None] = field(default_factory=dict)
+    rules: dict[RuleKey, RuleSet | None] = field(default_factory=dict)
     _runs: list[Run] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -231,11 +242,15 @@ class Walker:
             entries = list(it)
         names = {e.name for e in entries}
         for name in self.ignore_files:
-            if name in names and name not in (DEFAULT, STRICT):
-                if name == PACKAGE and self.on_package is not None:
+            if isinstance(name, Synthetic) or name not in names:
+                continue
+            if name == PACKAGE:  # only the root reads package.json's files list (ignore-walk's onReadPackageJson)
+                if self.on_package is not None:
                     self.on_package(self)
-                elif name != PACKAGE:
-                    self.rules[name] = parse_rules(_read_text(os.path.join(self.path, name), self.rel, name))
+            else:
+                self.rules[name] = parse_rules(_read_text(os.path.join(self.path, name), self.rel, name))
+        # npm-packlist's precedence in one folder: a files list hides .npmignore and .gitignore; an
+        # .npmignore hides .gitignore (a set of None is read but discarded, as npm-packlist drops it)
         if self.rules.get(PACKAGE) is not None:
             self.rules[".npmignore"] = self.rules[".gitignore"] = None
         elif self.rules.get(".npmignore") is not None:
