@@ -13,7 +13,8 @@ from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.jsonpointer import join
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.pack.fields import files_rules
-from neuralis_build.pack.walker import DEFAULT_RULES, RuleSet, parse_rules
+from neuralis_build.pack.rules import RuleSet, parse_rules
+from neuralis_build.pack.walker import DEFAULT_RULES
 from neuralis_build.package import MANIFEST, Package
 from neuralis_build.ui.outdir import OUT_DIR
 from neuralis_build.ui.record import RECORD_NAME

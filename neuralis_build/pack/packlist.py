@@ -10,6 +10,7 @@ from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.pack.collate import sort_packlist
 from neuralis_build.pack.fields import files_diagnostics, files_rules, js_string, js_truthy, normalize_bin
+from neuralis_build.pack.rules import parse_rules
 from neuralis_build.pack.walker import (
     DEFAULT,
     IGNORE_FILES,
@@ -19,7 +20,6 @@ from neuralis_build.pack.walker import (
     Walker,
     WalkError,
     WalkTooDeep,
-    parse_rules,
 )
 from neuralis_build.ui.outdir import BUILD_LEFTOVERS
 
