@@ -21,7 +21,7 @@ from neuralis_build.trust import Trust
 
 if TYPE_CHECKING:
     from neuralis_build.ui.buildrecord import BuildState
-    from neuralis_build.ui.record import ModuleVerdict
+    from neuralis_build.ui.verdict import ModuleVerdict
 
 
 class CheckJSON(TypedDict):

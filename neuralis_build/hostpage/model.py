@@ -21,7 +21,7 @@ from neuralis_build.hostprofile import HostProfile
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.package import Package
 from neuralis_build.trust import Trust
-from neuralis_build.ui.record import VERDICT_CODES
+from neuralis_build.ui.verdict import VERDICT_CODES
 
 MODULE_TREE = "dist/app"
 MODULE_POINTER = "/neuralis/app/module"

@@ -21,7 +21,7 @@ from neuralis_build.package import MANIFEST
 from neuralis_build.trust import Trust
 
 if TYPE_CHECKING:
-    from neuralis_build.ui import record
+    from neuralis_build.ui.verdict import ModuleVerdict as CheckedVerdict
 
 NB1820 = code("NB1820", "tool-shadowed", "another claimant answers this tool name; this package's tool is shadowed")
 NB1821 = code("NB1821", "service-taken", "a singleton service already has a provider")
@@ -47,7 +47,7 @@ class Facts:
     config_keys: tuple[Claim, ...] = ()
     published: tuple[str, ...] = ()
     module: dict[str, Any] | None = None
-    verdict: record.ModuleVerdict | None = None  # check's verdict on the module, handed on (never judged twice)
+    verdict: CheckedVerdict | None = None  # check's verdict on the module, handed on (never judged twice)
 
     @property
     def first_party(self) -> bool:
@@ -82,8 +82,8 @@ class Facts:
         )
 
 
-def _verdict(data: Any) -> record.ModuleVerdict | None:
-    from neuralis_build.ui.record import ModuleVerdict
+def _verdict(data: Any) -> CheckedVerdict | None:
+    from neuralis_build.ui.verdict import ModuleVerdict
 
     return ModuleVerdict.from_json(data) if data is not None else None
 

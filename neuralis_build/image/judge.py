@@ -1,6 +1,6 @@
 """The image's verdict on an installed UI module against the host it builds (spec: "app.module").
 
-The module was judged once, by ``check`` (``ui.record.judge_module``: its record, its exports and
+The module was judged once, by ``check`` (``ui.verdict.judge_module``: its record, its exports and
 imports read with esbuild's parser) when the package was validated at its tier; that verdict is
 handed on in the package's facts. Here it is only asked again with what the image alone knows, the
 ids its loaded packages publish, and turned into the report's ``module`` field.
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from neuralis_build.hostprofile import HostProfile
 
 if TYPE_CHECKING:
-    from neuralis_build.ui import record
+    from neuralis_build.ui.verdict import ModuleVerdict as CheckedVerdict
 
 
 @dataclass(frozen=True)
@@ -35,12 +35,12 @@ def module_verdict_codes() -> frozenset[str]:
     In the image a refused module keeps its package loaded, so these verdicts go to the report's
     ``module`` field and never refuse a package.
     """
-    from neuralis_build.ui.record import VERDICT_CODES
+    from neuralis_build.ui.verdict import VERDICT_CODES
 
     return VERDICT_CODES
 
 
-def reported(verdict: record.ModuleVerdict, host: HostProfile, published: Collection[str]) -> ModuleVerdict:
+def reported(verdict: CheckedVerdict, host: HostProfile, published: Collection[str]) -> ModuleVerdict:
     """check's verdict on a module, for a host that hands it its shared modules and ``published`` ids."""
     again = verdict.against(set(host.shared_modules) | set(published))
     return ModuleVerdict("accepted") if again.accepted else ModuleVerdict("refused", again.explained)

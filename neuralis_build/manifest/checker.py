@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from neuralis_build.hostprofile import HostProfile
     from neuralis_build.package import Package
     from neuralis_build.ui.buildrecord import BuildState
-    from neuralis_build.ui.record import ModuleVerdict
+    from neuralis_build.ui.verdict import ModuleVerdict
 
 
 @dataclass

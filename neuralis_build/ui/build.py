@@ -23,15 +23,9 @@ from neuralis_build.ui.env import Mode, define_args
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
 from neuralis_build.ui.imports import Scope, check_imports, scope_of
 from neuralis_build.ui.outdir import OUT_DIR
-from neuralis_build.ui.record import (
-    NB1607,
-    NB1610,
-    RECORD_NAME,
-    SharedImportsRecord,
-    install_export_problem,
-    react_major_problem,
-)
+from neuralis_build.ui.record import RECORD_NAME, SharedImportsRecord
 from neuralis_build.ui.resolve import declared_react_major, installed_react_major
+from neuralis_build.ui.verdict import NB1607, NB1610, install_export_problem, react_major_problem
 
 __all__ = ["OUT_CSS", "OUT_DIR", "OUT_JS", "UiBuildResult", "build_ui", "esbuild_args", "find_entry"]
 

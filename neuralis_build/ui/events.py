@@ -148,7 +148,7 @@ def _exports(meta: Mapping[str, Any], outdir: str) -> dict[str, tuple[str, ...]]
 
 def _check_exports(exports: Mapping[str, tuple[str, ...]]) -> list[Diagnostic]:
     """The host's rule on a compiled subject (NB1613, the one check applies), located at its source."""
-    from neuralis_build.ui.record import NB1613, event_exports_problem
+    from neuralis_build.ui.verdict import NB1613, event_exports_problem
 
     problems = []
     for out, names in exports.items():

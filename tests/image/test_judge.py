@@ -11,7 +11,7 @@ import pytest
 
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.image.judge import ModuleVerdict, reported
-from neuralis_build.ui.record import judge_module
+from neuralis_build.ui.verdict import judge_module
 from tests.conftest import build_file_tree
 
 MODULE = {"entry": "dist/app/host.js"}

@@ -1,6 +1,6 @@
 """Declarations against build output: the built UI module and its record, and the compiled events.
 
-The verdict on a UI module is ``neuralis_build.ui.record.judge_module``, the same judge the image
+The verdict on a UI module is ``neuralis_build.ui.verdict.judge_module``, the same judge the image
 build uses; these rules show its reasons as diagnostics (NB16xx).
 """
 
@@ -28,8 +28,8 @@ REBUILD = "build it: neuralis-build ui (npm run build:ui)"
 
 def _module_outputs(block: dict[str, Any], c: Checker) -> None:
     """A declared app.module must be built, recorded and acceptable to the host profile."""
-    from neuralis_build.ui.record import NB1609, judge_module
     from neuralis_build.ui.resolve import installed_ui_packages
+    from neuralis_build.ui.verdict import NB1609, judge_module
 
     module = module_of(block)
     package = c.package
@@ -69,7 +69,7 @@ def _undeclared_css(root: Path, module: dict[str, Any], c: Checker) -> None:
 def _event_outputs(block: dict[str, Any], c: Checker) -> None:
     """Each declared event subject must be compiled to dist/src/events/<subject>.js with its exports."""
     from neuralis_build.ui.analyze import read_modules
-    from neuralis_build.ui.record import NB1613, NB1614, event_exports_problem
+    from neuralis_build.ui.verdict import NB1613, NB1614, event_exports_problem
 
     events = block.get("events")
     package = c.package
