@@ -20,7 +20,8 @@ from typing import Literal
 from neuralis_build.errors import SubprocessError, ToolMissingError, UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.process import run
-from neuralis_build.ui.esbuild import ESBUILD_VERSION, EsbuildRunner, cache_root, find_esbuild
+from neuralis_build.ui.binary import ESBUILD_VERSION, cache_root
+from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
 from neuralis_build.ui.resolve import read_manifest, resolve_package
 
 Mode = Literal["production", "development"]

@@ -9,16 +9,8 @@ from typing import Any
 
 from neuralis_build.errors import NeuralisError
 from neuralis_build.process import run
-from neuralis_build.ui.esbuild import (
-    ESBUILD_VERSION,
-    NPM_HINT,
-    OVERRIDE_ENV,
-    PROBE_TIMEOUT,
-    cached_esbuild,
-    find_esbuild,
-    sha256_file,
-    target,
-)
+from neuralis_build.ui.binary import ESBUILD_VERSION, NPM_HINT, sha256_file, target
+from neuralis_build.ui.esbuild import OVERRIDE_ENV, PROBE_TIMEOUT, cached_esbuild, find_esbuild
 
 
 @dataclass(frozen=True)
