@@ -10,7 +10,8 @@ from pathlib import Path
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package, load_package
-from neuralis_build.ui.build import UiBuildResult, build_ui, find_entry
+from neuralis_build.ui.build import UiBuildResult, build_ui
+from neuralis_build.ui.entry import find_entry
 from neuralis_build.ui.env import Mode
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
 from neuralis_build.ui.events import EventsBuildResult, check_sources, compile_events, has_sources
