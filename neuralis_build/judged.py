@@ -20,7 +20,7 @@ from neuralis_build.package import BLOCK, Package, events_of, module_of, surface
 from neuralis_build.trust import Trust
 
 if TYPE_CHECKING:
-    from neuralis_build.ui.buildrecord import BuildState
+    from neuralis_build.ui.stale import BuildState
     from neuralis_build.ui.verdict import ModuleVerdict
 
 

@@ -18,7 +18,7 @@ from neuralis_build.trust import Trust
 if TYPE_CHECKING:
     from neuralis_build.hostprofile import HostProfile
     from neuralis_build.package import Package
-    from neuralis_build.ui.buildrecord import BuildState
+    from neuralis_build.ui.stale import BuildState
     from neuralis_build.ui.verdict import ModuleVerdict
 
 

@@ -125,7 +125,7 @@ def _stale(block: dict[str, Any], c: Checker) -> None:
     A warning for check, which judges the package as it is; pack refuses it, since the tarball would
     ship the old build (docs/spec-decisions.md, "Stale builds").
     """
-    from neuralis_build.ui.buildrecord import read_state
+    from neuralis_build.ui.stale import read_state
 
     package = c.package
     if package is None or not at_least(c.trust, "first-party"):
