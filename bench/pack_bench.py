@@ -77,7 +77,7 @@ def main() -> int:
         for folder in (pkg, ours_out, npm_out):
             folder.mkdir()
         make_package(pkg, args.files)
-        ours_cmd = [*neuralis_build(), "pack", "--out", str(ours_out)]
+        ours_cmd = [*neuralis_build(), "pack", "--trust", "untrusted", "--out", str(ours_out)]
         npm_cmd = ["npm", "pack", "--ignore-scripts", "--pack-destination", str(npm_out)]
         ours: list[float] = []
         npm: list[float] = []

@@ -2,81 +2,29 @@
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, DiagnosticJSON, Diagnostics, code, has_errors
+from neuralis_build.diagnostics import Diagnostic, Diagnostics, code
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.hostprofile import HostProfile, default_host_profile
 from neuralis_build.jsonpointer import split
+from neuralis_build.judged import JudgedPackage, effective_block
 from neuralis_build.package import Package, load_package
 from neuralis_build.trust import Trust
+
+if TYPE_CHECKING:
+    from neuralis_build.manifest.checker import Checker
 
 NB0120 = code("NB0120", "not-neuralis", "package.json has no neuralis block, so the host never loads it")
 NB0121 = code("NB0121", "reference-only", "a referenceOnly package is installed but never loaded or validated")
 NB0009 = code("NB0009", "duplicate-key", "an object in package.json has one key twice; JSON.parse keeps only the last")
 
 
-class CheckJSON(TypedDict):
-    package: str | None
-    id: str | None
-    trust: Trust
-    ok: bool
-    diagnostics: list[DiagnosticJSON]
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """The verdict on one package: its diagnostics and the block the host would load after drops."""
-
-    path: Path
-    trust: Trust
-    package: Package | None
-    diagnostics: list[Diagnostic]
-    effective: dict[str, Any] | None = field(default=None, repr=False)
-
-    @property
-    def ok(self) -> bool:
-        return not has_errors(self.diagnostics)
-
-    def to_json(self) -> CheckJSON:
-        pkg = self.package
-        return {
-            "package": pkg.name if pkg else None,
-            "id": pkg.id if pkg and pkg.is_neuralis else None,
-            "trust": self.trust,
-            "ok": self.ok,
-            "diagnostics": [d.to_json() for d in self.diagnostics],
-        }
-
-
-def _without(block: dict[str, Any], dropped: set[str]) -> dict[str, Any]:
-    """A deep copy of the block with every dropped pointer removed (array items from the end)."""
-    effective = copy.deepcopy(block)
-    for pointer in sorted(dropped, key=lambda p: [int(t) if t.isdigit() else -1 for t in split(p)], reverse=True):
-        tokens = split(pointer)[1:]  # drop the leading "neuralis"
-        if not tokens:
-            continue
-        parent: Any = effective
-        for token in tokens[:-1]:
-            parent = parent[int(token)] if isinstance(parent, list) else parent.get(token)
-            if parent is None:
-                break
-        else:
-            last = tokens[-1]
-            if isinstance(parent, list):
-                del parent[int(last)]
-            elif isinstance(parent, dict):
-                parent.pop(last, None)
-    return effective
-
-
-def check_package(package: Package, trust: Trust, host: HostProfile | None = None) -> CheckResult:
-    """Run every rule on an already-read package."""
+def check_package(package: Package, trust: Trust, host: HostProfile | None = None) -> JudgedPackage:
+    """Run every rule on an already-read package: the judged package every other command takes."""
     from neuralis_build.manifest.block import NEURALIS, SECTIONS
-    from neuralis_build.manifest.shape import Checker
+    from neuralis_build.manifest.checker import Checker
 
     diags = Diagnostics()
     if not package.is_neuralis:
@@ -86,7 +34,7 @@ def check_package(package: Package, trust: Trust, host: HostProfile | None = Non
             "package.json has no neuralis block: the host will not load this package",
             'opt in with "neuralis": {} (or { "referenceOnly": true } for a reference package)',
         )
-        return _result(package, trust, diags.items, None)
+        return _result(package, trust, diags.items)
     block = package.manifest["neuralis"]
     if isinstance(block, dict) and block.get("referenceOnly") is True:
         diags.note(
@@ -94,7 +42,7 @@ def check_package(package: Package, trust: Trust, host: HostProfile | None = Non
             "/neuralis/referenceOnly",
             "referenceOnly: the host installs this package but never loads it; nothing else is validated",
         )
-        return _result(package, trust, diags.items, None)
+        return _result(package, trust, diags.items)
 
     diags.extend(duplicate_keys(package))
     checker = Checker(diags=diags, trust=trust, package=package, host=host or default_host_profile())
@@ -103,8 +51,7 @@ def check_package(package: Package, trust: Trust, host: HostProfile | None = Non
         for section in SECTIONS:
             for rule in section.rules:
                 rule(block, checker)
-    effective = _without(block, checker.dropped) if isinstance(block, dict) else None
-    return _result(package, trust, diags.items, effective)
+    return _result(package, trust, diags.items, checker if isinstance(block, dict) else None)
 
 
 def duplicate_keys(package: Package) -> list[Diagnostic]:
@@ -129,16 +76,29 @@ def duplicate_keys(package: Package) -> list[Diagnostic]:
     return found
 
 
-def _result(package: Package, trust: Trust, items: list[Diagnostic], effective: dict[str, Any] | None) -> CheckResult:
+def _result(package: Package, trust: Trust, items: list[Diagnostic], checker: Checker | None = None) -> JudgedPackage:
     located = [package.locate(d) for d in items]
     located.sort(key=lambda d: (d.file != "package.json", d.file, d.line or 0, d.column or 0, d.pointer))
-    return CheckResult(package.root, trust, package, located, effective)
+    if checker is None:
+        return JudgedPackage(package.root, trust, package, located)
+    effective, kept = effective_block(package.manifest["neuralis"], checker.dropped)
+    return JudgedPackage(
+        package.root,
+        trust,
+        package,
+        located,
+        effective,
+        kept,
+        frozenset(checker.dropped),
+        checker.module_verdict,
+        checker.build,
+    )
 
 
-def check_path(path: Path | str, trust: Trust, host: HostProfile | None = None) -> CheckResult:
+def check_path(path: Path | str, trust: Trust, host: HostProfile | None = None) -> JudgedPackage:
     """Read the package at ``path`` and check it; an unreadable manifest becomes diagnostics, not an error."""
     try:
         package = load_package(path)
     except DiagnosedError as exc:
-        return CheckResult(Path(path), trust, None, exc.diagnostics, None)
+        return JudgedPackage(Path(path), trust, None, exc.diagnostics)
     return check_package(package, trust, host)

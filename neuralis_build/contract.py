@@ -32,7 +32,6 @@ class ContractFile:
     kind: Kind
     name: str
     path: str
-    symlink: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,7 +102,7 @@ def discover(root: Path) -> Contract:
             if stem in found:
                 duplicates.append((rel, found[stem].path))
                 continue
-            found[stem] = ContractFile(kind, stem, rel, entry.is_symlink())
+            found[stem] = ContractFile(kind, stem, rel)
         if found:
             files[kind] = found
 
@@ -113,9 +112,7 @@ def discover(root: Path) -> Contract:
         if entry.name.startswith("."):
             continue
         if _is_dir(entry) and skill_md.is_file():
-            skills[entry.name] = ContractFile(
-                "skill", entry.name, f"skills/{entry.name}/SKILL.md", entry.is_symlink() or skill_md.is_symlink()
-            )
+            skills[entry.name] = ContractFile("skill", entry.name, f"skills/{entry.name}/SKILL.md")
         elif _is_dir(entry):
             strays.append((f"skills/{entry.name}", "a skill folder without SKILL.md"))
         else:
@@ -126,7 +123,7 @@ def discover(root: Path) -> Contract:
     for candidate in UI_ENTRY_CANDIDATES if "src" in top else ():
         path = root / candidate
         if path.is_file():
-            files["ui-entry"] = {"host": ContractFile("ui-entry", "host", candidate, path.is_symlink())}
+            files["ui-entry"] = {"host": ContractFile("ui-entry", "host", candidate)}
             break
 
     surfaces: dict[str, ContractFile] = {}
@@ -139,7 +136,7 @@ def discover(root: Path) -> Contract:
         for surface in _entries(Path(kind_dir.path)):
             if _is_dir(surface):
                 key = f"{kind_dir.name}/{surface.name}"
-                surfaces[key] = ContractFile("surface", key, f"app/surfaces/{key}", surface.is_symlink())
+                surfaces[key] = ContractFile("surface", key, f"app/surfaces/{key}")
     if surfaces:
         files["surface"] = surfaces
 

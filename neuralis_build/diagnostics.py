@@ -8,8 +8,6 @@ from typing import Literal, TypedDict
 
 Severity = Literal["error", "warning", "note"]
 
-_SEVERITY_ORDER: dict[Severity, int] = {"error": 0, "warning": 1, "note": 2}
-
 
 @dataclass(frozen=True)
 class Code:
@@ -74,10 +72,6 @@ class Diagnostic:
     def located(self, line: int | None, column: int | None) -> Diagnostic:
         return replace(self, line=line, column=column)
 
-    @property
-    def sort_key(self) -> tuple[str, tuple[str, ...], int, str]:
-        return (self.file, tuple(self.pointer.split("/")), _SEVERITY_ORDER[self.severity], self.code)
-
 
 @dataclass
 class Diagnostics:
@@ -118,8 +112,3 @@ class Diagnostics:
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     """True when any diagnostic is an error (the package is rejected)."""
     return any(d.severity == "error" for d in diagnostics)
-
-
-def sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """Diagnostics in a stable order: by file, then pointer, then severity."""
-    return sorted(diagnostics, key=lambda d: d.sort_key)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from neuralis_build.regularfile import NotRegularFile, read_regular
 from neuralis_build.strictjson import JSONProblem, JSONRefused, parse, position
 
 MANIFEST = "package.json"
+BLOCK = "/neuralis"
+"""The pointer of the ``neuralis`` block in package.json."""
 
 NB0001 = code("NB0001", "manifest-missing", "the folder has no package.json")
 NB0002 = code("NB0002", "manifest-invalid-json", "package.json is not valid JSON")
@@ -57,6 +60,11 @@ class Package:
         return value if isinstance(value, dict) else None
 
     @property
+    def module(self) -> dict[str, Any] | None:
+        """The declared ``app.module``, as written (the judged package has it after trust drops)."""
+        return module_of(self.block)
+
+    @property
     def is_neuralis(self) -> bool:
         """The discovery signal: the host loads a dependency iff its package.json has a neuralis key."""
         return "neuralis" in self.manifest
@@ -77,6 +85,10 @@ class Package:
     def contract(self) -> Contract:
         return discover(self.root)
 
+    def moved_to(self, root: Path) -> Package:
+        """The same package.json at another folder (an installed copy): its contract is discovered there afresh."""
+        return replace(self, root=root)
+
     def relpath(self, path: Path) -> str:
         """``path`` relative to the package root, in POSIX form (as diagnostics name files)."""
         return path.relative_to(self.root).as_posix()
@@ -87,6 +99,29 @@ class Package:
             return diagnostic
         where = self.source.locate(diagnostic.pointer)
         return diagnostic.located(*where) if where else diagnostic
+
+
+def module_of(block: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The ``app.module`` object of a neuralis block (declared or effective); None when absent or not an object.
+
+    The one place the toolchain reads it: check's rules, ui, pack, image and the host page ask here.
+    """
+    app = block.get("app") if isinstance(block, Mapping) else None
+    module = app.get("module") if isinstance(app, dict) else None
+    return module if isinstance(module, dict) else None
+
+
+def events_of(block: Mapping[str, Any] | None) -> list[tuple[int, dict[str, Any]]]:
+    """(index, event) of each object in the block's ``events[]``."""
+    events = block.get("events") if isinstance(block, Mapping) else None
+    return [(i, e) for i, e in enumerate(events) if isinstance(e, dict)] if isinstance(events, list) else []
+
+
+def surfaces_of(block: Mapping[str, Any] | None) -> list[tuple[int, dict[str, Any]]]:
+    """(index, surface) of each object in the block's ``app.surfaces[]``."""
+    app = block.get("app") if isinstance(block, Mapping) else None
+    found = app.get("surfaces") if isinstance(app, dict) else None
+    return [(i, s) for i, s in enumerate(found) if isinstance(s, dict)] if isinstance(found, list) else []
 
 
 def _fail(message: str, diagnostic: Diagnostic, *more: Diagnostic) -> DiagnosedError:

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from neuralis_build.check import CheckResult, check_path
+from neuralis_build.check import check_path
+from neuralis_build.judged import JudgedPackage
 from neuralis_build.trust import Trust
 
 REPO = Path(__file__).resolve().parent.parent
@@ -21,11 +22,18 @@ Tree = Mapping[str, Any]
 
 
 def build_file_tree(root: Path, tree: Tree) -> Path:
-    """Write ``tree`` under ``root``: str/bytes are files, dicts are folders or JSON (for *.json keys)."""
+    """Write ``tree`` under ``root`` (copier's build_file_tree): the one tree builder of the tests.
+
+    str/bytes are files; a value for a ``*.json`` name is written as JSON; another dict is a folder; a
+    value with a ``write_to(path)`` method writes itself (a symlink, a file with a mode: tests/pack).
+    """
+    root.mkdir(parents=True, exist_ok=True)
     for name, content in tree.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
+        if hasattr(content, "write_to"):
+            content.write_to(path)
+        elif isinstance(content, bytes):
             path.write_bytes(content)
         elif isinstance(content, str):
             path.write_text(content, encoding="utf-8")
@@ -50,7 +58,7 @@ def manifest(neuralis: Any = None, *, name: str = "acme-pkg", version: str = "1.
 Findings = list[tuple[str, str, str]]
 
 
-def findings(result: CheckResult) -> Findings:
+def findings(result: JudgedPackage) -> Findings:
     """(severity, code, pointer) of every manifest diagnostic: what rule tests assert on.
 
     Build-output findings (NB16: app.module and events not built yet) are left out: the trees here
@@ -60,11 +68,11 @@ def findings(result: CheckResult) -> Findings:
 
 
 @pytest.fixture
-def check_tree(tmp_path: Path) -> Callable[..., CheckResult]:
+def check_tree(tmp_path: Path) -> Callable[..., JudgedPackage]:
     """Write a tree into a fresh folder and check it: ``check_tree({...}, trust="first-party")``."""
     counter = iter(range(10_000))
 
-    def run(tree: Tree, trust: Trust = "first-party") -> CheckResult:
+    def run(tree: Tree, trust: Trust = "first-party") -> JudgedPackage:
         root = tmp_path / f"pkg{next(counter)}"
         root.mkdir()
         build_file_tree(root, tree)
@@ -74,7 +82,7 @@ def check_tree(tmp_path: Path) -> Callable[..., CheckResult]:
 
 
 @pytest.fixture
-def check_block(check_tree: Callable[..., CheckResult]) -> Callable[..., Findings]:
+def check_block(check_tree: Callable[..., JudgedPackage]) -> Callable[..., Findings]:
     """Check a package whose only file is package.json with this neuralis block; return its findings."""
 
     def run(block: Any, trust: Trust = "first-party", files: Tree | None = None, **extra: Any) -> Findings:

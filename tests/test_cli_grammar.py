@@ -104,7 +104,7 @@ def test_a_usage_error_under_format_json_is_an_error_element_on_stdout(capsys):
     # a command whose JSON is one report prints the error as that one object
     code, out, _ = run(capsys, build.main, "image", "nope.toml", "--format", "json")
     assert code == 2 and json.loads(out)["error"]["kind"] == "usage"
-    code, out, _ = run(capsys, build.main, "pack", "--json", "--host", "nope.json")
+    code, out, _ = run(capsys, build.main, "pack", "--json", "--host", "nope.json", "--trust", "first-party")
     assert code == 2 and json.loads(out)[0]["error"]["message"].startswith("nope.json")
 
 
@@ -116,22 +116,22 @@ def test_github_format_annotates_a_path_that_cannot_be_judged(capsys, tmp_path):
 
 def test_pack_format_json_equals_npms_json_flag(capsys, tmp_path):
     root = build_file_tree(tmp_path / "p", {"package.json": manifest(files=["README.md"]), "README.md": "# p\n"})
-    by_flag = run(capsys, build.main, "pack", str(root), "--dry-run", "--json")
-    by_format = run(capsys, build.main, "pack", str(root), "--dry-run", "--format", "json")
+    by_flag = run(capsys, build.main, "pack", str(root), "--dry-run", "--json", "--trust", "first-party")
+    by_format = run(capsys, build.main, "pack", str(root), "--dry-run", "--format", "json", "--trust", "first-party")
     assert by_flag == by_format and by_flag[0] == 0
     (report,) = json.loads(by_flag[1])
     assert (report["id"], report["entryCount"]) == ("acme-pkg@1.0.0", 2)
-    two = run(capsys, build.main, "pack", str(root), str(root), "--dry-run", "--json")
+    two = run(capsys, build.main, "pack", str(root), str(root), "--dry-run", "--json", "--trust", "first-party")
     assert json.loads(two[1]) == [report, report]
 
 
 def test_pack_format_github_prints_the_refusals_as_annotations(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    build_file_tree(tmp_path / "p", {"package.json": manifest(files=["lib"])})
-    code, out, _ = run(capsys, build.main, "pack", "p", "--dry-run", "--format", "github")
+    build_file_tree(tmp_path / "p", {"package.json": manifest(exports={".": "./index.js"}), "index.js": ""})
+    code, out, _ = run(capsys, build.main, "pack", "p", "--dry-run", "--format", "github", "--trust", "first-party")
     assert code == 1
     (line,) = out.splitlines()
-    assert line.startswith("::error file=p/package.json,line=") and ",title=NB1704::" in line
+    assert line.startswith("::error file=p/package.json,line=") and ",title=NB1707::" in line
 
 
 def test_doctor_formats(capsys):

@@ -51,7 +51,7 @@ def test_a_usage_error_under_no_color_on_a_terminal_has_no_escape_code(tmp_path)
 
 
 def test_the_pack_tree_on_a_wide_terminal_plain_lines_in_a_pipe_or_a_narrow_one(deep, tmp_path):
-    args = [str(BIN / "neuralis-build"), "pack", "deep", "--dry-run"]
+    args = [str(BIN / "neuralis-build"), "pack", "deep", "--dry-run", "--trust", "first-party"]
     wide = on_terminal(args, cwd=tmp_path, columns=300, env={"NO_COLOR": "1"})
     assert "└── " in wide and f"lib/{LONG}/{LONG}/index.js" not in wide
     path = f"lib/{LONG}/{LONG}/index.js"
@@ -60,10 +60,11 @@ def test_the_pack_tree_on_a_wide_terminal_plain_lines_in_a_pipe_or_a_narrow_one(
     assert whole in narrow.splitlines() and "└── " not in narrow
     done = piped(args, cwd=tmp_path)
     assert done.returncode == 0
-    assert done.stderr.splitlines()[:4] == [
+    assert done.stderr.splitlines()[:5] == [
         "📦 acme-pkg@1.0.0",
         whole,
         f"  {'package.json':<{len(path)}}  93 B",
+        "judged at      first-party",
         "filename       " + "acme-pkg-1.0.0.tgz (dry run: not written)",
     ]
 

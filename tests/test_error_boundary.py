@@ -120,7 +120,7 @@ def test_an_oserror_is_the_machines_state_exit_2_naming_the_path(
         (entry.main, ["ui", "plain"], 1, "error: nothing to bundle: the package has no UI module entry"),
         (entry.main, ["check", "--trust", "nobody"], 2, "Usage: neuralis-build check [OPTIONS] [PATH]..."),
         (new.main, ["new", "Acme Reports", "--no-input"], 1, 'error: "Acme Reports" is not a valid package name'),
-        (module_main, ["pack", "nope"], 2, "error: nope: no such folder"),
+        (module_main, ["pack", "nope", "--trust", "first-party"], 2, "error: nope: no such folder"),
     ],
 )
 def test_user_errors_exit_1_or_2_with_a_message_and_no_traceback(

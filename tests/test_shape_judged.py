@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from neuralis_build.diagnostics import Code, Diagnostics
-from neuralis_build.manifest.shape import Checker, JudgedStr
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.shape import JudgedStr
 
 NB9999 = Code("NB9999", "test-judged", "a test-only code, left out of the registry")
 

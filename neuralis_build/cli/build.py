@@ -10,7 +10,7 @@ import typer
 from neuralis_build.cli import boundary, common, dev_cmd, doctor_cmd, explain_cmd, image_cmd, pack_cmd, ui_cmd
 
 if TYPE_CHECKING:
-    from neuralis_build.check import CheckResult
+    from neuralis_build.judged import JudgedPackage
 
 app = typer.Typer(
     name="neuralis-build",
@@ -57,20 +57,11 @@ def check(
         list[Path] | None,
         typer.Argument(metavar="[PATH]...", show_default=False, help="Package folders (default: the current folder)."),
     ] = None,
-    trust: Annotated[
-        common.TrustOption,
-        typer.Option(
-            "--trust",
-            metavar="TIER",
-            envvar="NEURALIS_TRUST",
-            case_sensitive=False,
-            help="The tier the host assigns: first-party, trusted or untrusted.",
-        ),
-    ] = ...,  # type: ignore[assignment]
+    trust: Annotated[common.TrustOption, common.trust_option()] = ...,  # type: ignore[assignment]
     format: Annotated[
         common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
     ] = common.Format.text,
-    host: Annotated[Path | None, typer.Option("--host", metavar="PROFILE", help="A host profile JSON file.")] = None,
+    host: Annotated[Path | None, common.host_option()] = None,
 ) -> None:
     """Validate the manifest, the directory contract and declarations against build output."""
     from neuralis_build.check import check_path
@@ -80,7 +71,7 @@ def check(
 
     profile = load_host_profile(host)
     out = common.stdout()
-    results: list[CheckResult] = []
+    results: list[JudgedPackage] = []
     elements: list[Any] = []
     annotations: list[str] = []
     failed = 0

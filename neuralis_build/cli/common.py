@@ -34,6 +34,32 @@ class Format(StrEnum):
 
 
 FORMAT_HELP = "text (default), json or github (workflow annotations)."
+TRUST_HELP = "The tier the host assigns: first-party, trusted or untrusted (or NEURALIS_TRUST)."
+
+
+def host_option(help: str = "A host profile JSON file.") -> Any:
+    """The ``--host PROFILE`` option of every command that builds or judges for a host."""
+    import typer
+
+    return typer.Option("--host", metavar="PROFILE", help=help)
+
+
+def path_argument(help: str = "The package folder (default: the current folder).") -> Any:
+    """The optional ``[PATH]`` of a command that works on one package folder."""
+    import typer
+
+    return typer.Argument(metavar="[PATH]", show_default=False, help=help)
+
+
+def trust_option(help: str = TRUST_HELP) -> Any:
+    """The ``--trust TIER`` option of every command that judges a package at a tier (check, pack, dev)."""
+    import typer
+
+    return typer.Option(
+        "--trust", metavar="TIER", envvar="NEURALIS_TRUST", case_sensitive=False, show_default=False, help=help
+    )
+
+
 CONTEXT = {"help_option_names": ["--help", "-h"]}
 
 

@@ -42,30 +42,18 @@ def register(app: typer.Typer) -> None:
         epilog=common.examples("neuralis-build dev", "neuralis-build dev packages/reports --port 8080 --open"),
     )
     def dev(
-        path: Annotated[
-            Path,
-            typer.Argument(
-                metavar="[PATH]", show_default=False, help="The package folder (default: the current folder)."
-            ),
-        ] = Path("."),
+        path: Annotated[Path, common.path_argument()] = Path("."),
         port: Annotated[
             int,
             typer.Option(
                 "--port", metavar="N", show_default=False, help="The port on 127.0.0.1 (default 0: a free one)."
             ),
         ] = 0,
-        host: Annotated[
-            Path | None, typer.Option("--host", metavar="PROFILE", help="A host profile JSON file.")
-        ] = None,
+        host: Annotated[Path | None, common.host_option()] = None,
         trust: Annotated[
             common.TrustOption,
-            typer.Option(
-                "--trust",
-                metavar="TIER",
-                envvar="NEURALIS_TRUST",
-                case_sensitive=False,
-                show_default=False,
-                help="The tier the page judges the package at: first-party (default), trusted or untrusted.",
+            common.trust_option(
+                "The tier the page judges the package at: first-party (default), trusted or untrusted."
             ),
         ] = common.TrustOption.first_party,
         open_: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,

@@ -110,12 +110,13 @@ def _plain_listing(console: Console, result: PackResult, listing: list[tuple[int
         console.print(f"  {escape(path.ljust(width))}  [dim]{escape(what)}[/]", soft_wrap=True)
 
 
-def _details(console: Console, result: PackResult, written: Path | None) -> None:
+def _details(console: Console, result: PackResult, written: Path | None, trust: Trust) -> None:
     from rich.markup import escape
 
     from neuralis_build.cli.render import display_path
 
     rows = [
+        ("judged at", trust),
         ("filename", display_path(written) if written else f"{result.disk_filename} (dry run: not written)"),
         ("package size", format_bytes(result.size)),
         ("unpacked size", format_bytes(result.unpacked_size)),
@@ -132,7 +133,10 @@ def register(app: typer.Typer) -> None:
 
     @app.command(
         short_help="Write the tarball npm pack would write.",
-        epilog=common.examples("neuralis-build pack", "neuralis-build pack packages/* --out dist/ --format json"),
+        epilog=common.examples(
+            "neuralis-build pack --trust first-party",
+            "neuralis-build pack packages/* --trust untrusted --out dist/ --format json",
+        ),
     )
     def pack(
         paths: Annotated[
@@ -152,18 +156,11 @@ def register(app: typer.Typer) -> None:
         json_out: Annotated[bool, typer.Option("--json", help="The same as --format json (npm pack's flag).")] = False,
         trust: Annotated[
             common.TrustOption,
-            typer.Option(
-                "--trust",
-                metavar="TIER",
-                envvar="NEURALIS_TRUST",
-                case_sensitive=False,
-                show_default=False,
-                help="The tier the package is checked at: first-party (default), trusted or untrusted.",
+            common.trust_option(
+                "The tier the host will assign (as check takes it): first-party, trusted or untrusted."
             ),
-        ] = common.TrustOption.first_party,
-        host: Annotated[
-            Path | None, typer.Option("--host", metavar="PROFILE", help="A host profile JSON file.")
-        ] = None,
+        ] = ...,  # type: ignore[assignment]
+        host: Annotated[Path | None, common.host_option()] = None,
     ) -> None:
         """Write <name>-<version>.tgz exactly as npm pack would, after checking the package."""
         from neuralis_build.hostprofile import load_host_profile
@@ -186,6 +183,7 @@ def _pack_one(
     path: Path, out: Path | None, dry_run: bool, fmt: common.Format, trust: Trust, profile: HostProfile
 ) -> tuple[Any, int]:
     """Pack one folder and report it in ``fmt``; the JSON element and the exit code (refusals are not raised)."""
+    from neuralis_build.check import check_package
     from neuralis_build.cli.render import annotation, diagnostic_annotations, explain_footer, print_diagnostics
     from neuralis_build.diagnostics import has_errors
     from neuralis_build.errors import DiagnosedError, NeuralisError
@@ -198,14 +196,14 @@ def _pack_one(
     try:
         package = load_package(path)
         root = package.root
-        prep = prepare_pack(package, trust, profile)
+        prep = prepare_pack(check_package(package, trust, profile))
         diagnostics = prep.diagnostics
         result = None
         if prep.ok:
             result = pack_package(package, prep.files)
             diagnostics = diagnostics + tarball_diagnostics(result)
         if result is None or has_errors(diagnostics):
-            raise DiagnosedError(f"{package.name or package.root} was not packed", diagnostics)
+            raise DiagnosedError(f"{package.name or package.root} was not packed (judged at {trust})", diagnostics)
         written = None if dry_run else write_tarball(result, out if out is not None else Path.cwd())
     except NeuralisError as exc:  # a refusal (exit 1) or a folder that cannot be read (exit 2)
         boundary.show_error(exc)
@@ -222,6 +220,6 @@ def _pack_one(
     if fmt is common.Format.json:
         return result.to_npm_json(), 0
     _tree(err, result)
-    _details(err, result, written)
+    _details(err, result, written, trust)
     print(result.disk_filename)
     return None, 0

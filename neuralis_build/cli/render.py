@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic
 
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from neuralis_build.check import CheckResult
+    from neuralis_build.judged import JudgedPackage
 
 _STYLE = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 
@@ -53,7 +53,7 @@ def _counts(diagnostics: Sequence[Diagnostic]) -> str:
     return ", ".join(parts) or "no findings"
 
 
-def print_check_result(console: Console, result: CheckResult) -> None:
+def print_check_result(console: Console, result: JudgedPackage) -> None:
     """One package's verdict: a line with its counts, then each diagnostic."""
     from rich.markup import escape
 
@@ -67,23 +67,11 @@ def print_check_result(console: Console, result: CheckResult) -> None:
     print_diagnostics(console, result.diagnostics, result.path)
 
 
-def print_check_text(console: Console, results: Sequence[CheckResult]) -> None:
-    """Every verdict, then the one line that says how to learn more about a code."""
-    for result in results:
-        print_check_result(console, result)
-    explain_footer(console, [d for r in results for d in r.diagnostics])
-
-
 def explain_footer(console: Console, diagnostics: Iterable[Diagnostic]) -> None:
     """One dim line after the findings: the command that explains the first error's code (else a warning's)."""
     ranked = sorted((d for d in diagnostics if d.severity != "note"), key=lambda d: d.severity != "error")
     if ranked:
         console.print(f"[dim]explain a code: neuralis-build explain {ranked[0].code}[/]")
-
-
-def check_json(results: Sequence[CheckResult]) -> Any:
-    """Always an array, one element per PATH, as npm pack --json prints (DESIGN.md, "Diagnostics")."""
-    return [r.to_json() for r in results]
 
 
 def _gh_escape(text: str, *, prop: bool = False) -> str:
@@ -113,11 +101,6 @@ def diagnostic_annotations(base: Path | None, diagnostics: Iterable[Diagnostic])
         file = display_path(base, d.file) if base is not None else d.file
         lines.append(annotation(kind, body, title=d.code, file=file, line=d.line, col=d.column))
     return lines
-
-
-def github_annotations(results: Sequence[CheckResult]) -> str:
-    """check's findings as GitHub Actions workflow commands, one line each."""
-    return "\n".join(line for r in results for line in diagnostic_annotations(r.path, r.diagnostics))
 
 
 def print_table(console: Console, table: Table) -> None:

@@ -18,15 +18,8 @@ def register(app: typer.Typer) -> None:
         epilog=common.examples("neuralis-build ui", "neuralis-build ui packages/reports --watch"),
     )
     def ui(
-        path: Annotated[
-            Path,
-            typer.Argument(
-                metavar="[PATH]", show_default=False, help="The package folder (default: the current folder)."
-            ),
-        ] = Path("."),
-        host: Annotated[
-            Path | None, typer.Option("--host", metavar="PROFILE", help="A host profile JSON file.")
-        ] = None,
+        path: Annotated[Path, common.path_argument()] = Path("."),
+        host: Annotated[Path | None, common.host_option()] = None,
         watch_: Annotated[bool, typer.Option("--watch", "-w", help="Rebuild on every change.")] = False,
         minify: Annotated[bool, typer.Option("--minify", help="Minify host.js and host.css.")] = False,
         sourcemap: Annotated[bool, typer.Option("--sourcemap", help="Write linked .map files beside them.")] = False,

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from neuralis_build.errors import SubprocessError, ToolMissingError
+from neuralis_build.process import run
+
 MAX_DATA_BYTES = 4096
+VISIBLE_TIMEOUT = 60.0
+"""Seconds a test event's visible() may take before node is stopped."""
 DEFAULT_SESSION = '{ userId: "dev-user", projectIds: ["dev-project"] }'
 DEFAULT_STATE = "{}"
 
@@ -173,9 +177,11 @@ def _run_visible(root: Path, compiled: Path, event: Mapping[str, Any], request: 
     }
     cmd = [node, "--no-warnings", "--input-type=module", "-e", _RUNNER]
     try:
-        done = subprocess.run(cmd, input=json.dumps(payload), cwd=root, capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return {"error": "visible() did not return within 60 seconds"}
+        done = run(cmd, input=json.dumps(payload), cwd=root, timeout=VISIBLE_TIMEOUT)
+    except SubprocessError:  # stopped at the timeout, with whatever it started
+        return {"error": f"visible() did not return within {VISIBLE_TIMEOUT:g} seconds"}
+    except ToolMissingError as exc:
+        return {"error": exc.message}
     try:
         verdict: dict[str, Any] = json.loads(done.stdout)
     except ValueError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import tempfile
 import threading
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from neuralis_build.dev.state import BuildReport, DevState
 from neuralis_build.errors import UsageError
 from neuralis_build.hostpage.vendor import build_shared_modules, find_react
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
+from neuralis_build.ui.watch import changes_under
 
 
 def run_dev(
@@ -30,8 +32,6 @@ def run_dev(
     every build. The server, the live connections and the shared modules' folder end with the call.
     """
     import logging
-
-    import watchfiles
 
     logging.getLogger("watchfiles").setLevel(logging.ERROR)  # its "stopping watch" on Ctrl-C is ours to say
     root = options.path.resolve()
@@ -52,26 +52,8 @@ def run_dev(
                 f"cannot listen on 127.0.0.1:{options.port}: {exc.strerror}", hint="pick another --port, or 0 for any"
             ) from None
         try:
-            watch_filter = watchfiles.DefaultFilter(ignore_paths=[str(root / "dist")])
-            ready = False
-            for changes in watchfiles.watch(
-                root,
-                watch_filter=watch_filter,
-                debounce=debounce_ms,
-                step=20,
-                stop_event=stop_event,
-                rust_timeout=250,
-                yield_on_timeout=True,
-                raise_interrupt=False,
-            ):
-                if not ready:
-                    ready = True
-                    on_ready(server.url)
-                if not changes:
-                    continue
-                changed = sorted(
-                    {Path(p).relative_to(root).as_posix() for _, p in changes if Path(p).is_relative_to(root)}
-                )
+            ready = functools.partial(on_ready, server.url)  # the page is announced once the watcher is live
+            for changed in changes_under(root, on_ready=ready, stop_event=stop_event, debounce_ms=debounce_ms):
                 on_report(session.refresh(changed))
         finally:
             state.stop()

@@ -19,6 +19,7 @@ from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError, NeuralisError, UsageError
 from neuralis_build.hostpage.model import PagePackage, judge_packages
 from neuralis_build.hostprofile import HostProfile
+from neuralis_build.judged import JudgedPackage
 from neuralis_build.package import Package, load_package
 from neuralis_build.trust import Trust
 from neuralis_build.ui.esbuild import EsbuildRunner
@@ -93,12 +94,13 @@ def sample(schema: Any) -> Any:
     return None
 
 
-def events_of(package: Package, effective: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+def page_events(judged: JudgedPackage) -> list[dict[str, Any]]:
     """The events the host honours (the effective block's) with what the test-event form needs."""
-    events = effective.get("events") if isinstance(effective, Mapping) else None
+    assert judged.package is not None
+    package = judged.package
     found = []
-    for event in events if isinstance(events, list) else []:
-        if not isinstance(event, dict) or not isinstance(event.get("id"), str):
+    for _, event in judged.events:
+        if not isinstance(event.get("id"), str):
             continue
         subject = event.get("subject") if isinstance(event.get("subject"), str) else None
         found.append(
@@ -134,7 +136,8 @@ class DevSession:
 
     def _providers(self, package: Package) -> list[Package]:
         found = []
-        for ui in installed_ui_packages(self.root, exclude=package.name).values():
+        # an unreadable one is named among the package's own findings (check's NB1917)
+        for ui in installed_ui_packages(self.root, exclude=package.name).packages.values():
             try:
                 found.append(load_package(ui.root))
             except NeuralisError:
@@ -167,16 +170,15 @@ class DevSession:
                 self.state.failed(report, result.diagnostics)
                 return report
             outputs = (*(built.ui.outputs if built.ui else ()), *(built.events.outputs if built.events else ()))
-            package = load_package(self.root)  # read again: the build wrote what check looks at
+        # Judged once, after the build (check reads dist/ from disk; the build never writes package.json).
         # The providers are builtins the host loads from its dependencies: first-party, whatever --trust says.
-        providers = self._providers(package)
-        first: Trust = "first-party"
-        tiers = [*([first] * len(providers)), self.options.trust]
-        pages = judge_packages([*providers, package], self.options.host, tiers)
+        host = self.options.host
+        providers = [check_package(p, "first-party", host) for p in self._providers(package)]
+        judged = check_package(package, self.options.trust, host)
+        pages = judge_packages([*providers, judged], host)
         primary: PagePackage = pages[-1]
-        effective = check_package(package, self.options.trust, self.options.host).effective
-        self.effective = effective
+        self.effective = judged.effective
         self.source = package.id
         report = BuildReport(True, changed, time.perf_counter() - started, None, (), tuple(sorted(outputs)))
-        self.state.good(pages, primary.name, report, primary.diagnostics, events_of(package, effective))
+        self.state.good(pages, primary.name, report, primary.diagnostics, page_events(judged))
         return report

@@ -1,10 +1,11 @@
 """What the host page shows for a set of packages: each one judged as the host would, and its surfaces.
 
-The judging is the toolchain's own: ``check`` at the page's trust tier (its effective block, the one
-the host loads after drops), ``judge_module`` for the UI module against the host profile and the ids
-the page's packages publish. A surface the host could not draw carries the reason in ``refused``;
-the page shows the host's "cannot be rendered" placeholder with it. What only the browser can find
-(no install function at run time, no component registered) the page's script adds.
+The judging is the toolchain's own, done once by ``check`` at the page's trust tier: its effective
+block (the one the host loads after drops) and its verdict on the UI module, asked again here only
+with the ids the page's packages publish (``ModuleVerdict.against``). A surface the host could not
+draw carries the reason in ``refused``; the page shows the host's "cannot be rendered" placeholder
+with it. What only the browser can find (no install function at run time, no component registered)
+the page's script adds.
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from neuralis_build.check import CheckResult, check_package
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
+from neuralis_build.judged import JudgedPackage
 from neuralis_build.package import Package
 from neuralis_build.trust import Trust
+from neuralis_build.ui.verdict import VERDICT_CODES
 
 MODULE_TREE = "dist/app"
+MODULE_POINTER = "/neuralis/app/module"
 PACKAGE_PREFIX = "/pkg/"
 
 
@@ -121,18 +124,6 @@ def slug_of(name: str, taken: set[str]) -> str:
     return slug
 
 
-def _module_block(block: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    app = block.get("app") if isinstance(block, Mapping) else None
-    module = app.get("module") if isinstance(app, dict) else None
-    return module if isinstance(module, dict) else None
-
-
-def _surfaces(block: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    app = block.get("app") if isinstance(block, Mapping) else None
-    found = app.get("surfaces") if isinstance(app, dict) else None
-    return [s for s in found if isinstance(s, dict)] if isinstance(found, list) else []
-
-
 def _clean(rel: Any) -> str | None:
     if not isinstance(rel, str):
         return None
@@ -145,87 +136,86 @@ def _clean(rel: Any) -> str | None:
 
 @dataclass
 class _Judged:
-    package: Package
-    result: CheckResult
+    judged: JudgedPackage
     slug: str
-    declared_module: dict[str, Any] | None
-    module: dict[str, Any] | None  # the effective block's module (None when dropped at this trust)
+    declared: bool  # the package.json declares app.module (the page says why it is not loaded)
+
+    @property
+    def package(self) -> Package:
+        assert self.judged.package is not None
+        return self.judged.package
 
 
-def _module_refusal(j: _Judged, host: HostProfile, available: set[str]) -> str | None:
-    from neuralis_build.image.judge import judge_module
-
-    if j.declared_module is None:
+def _module_refusal(j: _Judged, available: set[str]) -> str | None:
+    """Why the host refuses the module with ``available`` ids to hand it; check's verdict, never judged again."""
+    if not j.declared:
         return None
-    if j.module is None:
-        return f"app.module is honored for first-party packages only, and this package is {j.result.trust}"
-    verdict = judge_module(j.package.root, j.module, host, available)
-    return verdict.reason
+    if j.judged.was_dropped(MODULE_POINTER):
+        return f"app.module is honored for first-party packages only, and this package is {j.judged.trust}"
+    verdict = j.judged.module_verdict
+    if j.judged.module is None or verdict is None:  # malformed: check's own error says why
+        return "the package's app.module is not valid (see the diagnostics)"
+    return verdict.against(available).explained
 
 
-def judge_packages(packages: Sequence[Package], host: HostProfile, trust: Trust | Sequence[Trust]) -> list[PagePackage]:
-    """Judge every package as the host would load them together, and lay out its surfaces for the page.
-
-    ``trust`` is one tier for every package, or one tier per package (in the same order).
-    """
-    from neuralis_build.image.judge import module_verdict_codes
-
-    tiers = [trust] * len(packages) if isinstance(trust, str) else list(trust)
-    if len(tiers) != len(packages):
-        raise ValueError("judge_packages: one trust tier per package")
+def judge_packages(judged: Sequence[JudgedPackage], host: HostProfile) -> list[PagePackage]:
+    """Lay out packages already judged (``check_package`` at their tiers) as the host would load them together."""
     taken: set[str] = set()
-    judged: list[_Judged] = []
-    for package, tier in zip(packages, tiers, strict=True):
-        result = check_package(package, tier, host)
+    pages_of: list[_Judged] = []
+    for result in judged:
+        package = result.package
+        if package is None:
+            raise ValueError("judge_packages: every package must have a readable package.json")
         slug = slug_of(package.name or package.root.name, taken)
-        judged.append(_Judged(package, result, slug, _module_block(package.block), _module_block(result.effective)))
+        pages_of.append(_Judged(result, slug, package.module is not None))
 
     # The ids a module may read: the host's, and those of every module the host accepts (to a fixed point,
     # since a refused module's ids are never declared).
-    accepted = {id(j) for j in judged if j.module is not None}
+    accepted = {id(j) for j in pages_of if j.judged.module is not None}
     while True:
         available = set(host.shared_modules)
-        for j in judged:
-            if id(j) in accepted and j.module is not None:
+        for j in pages_of:
+            if id(j) in accepted:
                 available.update(_provides(j))
-        still = {id(j) for j in judged if id(j) in accepted and _module_refusal(j, host, available) is None}
+        still = {id(j) for j in pages_of if id(j) in accepted and _module_refusal(j, available) is None}
         if still == accepted:
             break
         accepted = still
 
-    ignored = module_verdict_codes()
     pages = []
-    for j in judged:
-        errors = [d for d in j.result.diagnostics if d.severity == "error" and d.code not in ignored]
+    for j in pages_of:
+        errors = [d for d in j.judged.diagnostics if d.severity == "error" and d.code not in VERDICT_CODES]
         refused = None
         if errors:
             first = errors[0]
             more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
             refused = f"the host refuses the package: {first.code} {first.message}{more}"
-        pages.append(_page_package(j, host, available, refused))
+        pages.append(_page_package(j, available, refused))
     return pages
 
 
 def _provides(j: _Judged) -> list[str]:
-    ids = j.module.get("provides") if j.module else None
+    module = j.judged.module
+    ids = module.get("provides") if module else None
     name = j.package.name or ""
     return [p for p in ids if isinstance(p, str) and p.startswith(name + "/")] if isinstance(ids, list) else []
 
 
-def _page_package(j: _Judged, host: HostProfile, available: set[str], refused: str | None) -> PagePackage:
+def _page_package(j: _Judged, available: set[str], refused: str | None) -> PagePackage:
     package = j.package
     base = f"{PACKAGE_PREFIX}{j.slug}/"
     trees: list[ServedTree] = []
     module = None
-    if j.declared_module is not None:
-        entry = _clean(j.declared_module.get("entry")) or "dist/app/host.js"
-        css = _clean(j.declared_module.get("css"))
-        reason = _module_refusal(j, host, available)
+    declared = package.module  # as written: the page shows a dropped module's placeholder with the reason
+    if declared is not None:
+        entry = _clean(declared.get("entry")) or "dist/app/host.js"
+        css = _clean(declared.get("css"))
+        reason = _module_refusal(j, available)
         module = PageModule(entry, base + entry, base + css if css else None, tuple(_provides(j)), reason)
-        if j.module is not None:
+        if j.judged.module is not None:
             trees.append(ServedTree(MODULE_TREE))
     surfaces = []
-    for raw in _surfaces(package.block):
+    for _, raw in j.judged.surfaces:
         surface, tree = _page_surface(raw, base, module)
         surfaces.append(surface)
         if tree is not None:
@@ -238,8 +228,8 @@ def _page_package(j: _Judged, host: HostProfile, available: set[str], refused: s
         title=str(title),
         root=package.root,
         base=base,
-        trust=j.result.trust,
-        diagnostics=tuple(j.result.diagnostics),
+        trust=j.judged.trust,
+        diagnostics=tuple(j.judged.diagnostics),
         refused=refused,
         module=module,
         surfaces=tuple(surfaces),

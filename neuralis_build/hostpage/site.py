@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from neuralis_build import atomic
 from neuralis_build.hostpage.model import PagePackage, judge_packages, served_files
 from neuralis_build.hostpage.page import ASSETS, DATA, PAGE_FILES, VENDOR, render_page
 from neuralis_build.hostpage.vendor import Mode, ReactSource, SharedModules, build_shared_modules, find_react
@@ -51,25 +52,35 @@ def write_host_site(
 
     ``trust`` is one tier for all, or one per root (the page's header shows the last one).
     ``react`` defaults to the React the last package resolves (when it fits the host), else the
-    toolchain's pinned copy. ``out`` is replaced wholesale.
+    toolchain's pinned copy. ``out`` is replaced wholesale: the site is written beside it and swapped
+    in, so a failure leaves the previous site as it was.
     """
+    from neuralis_build.check import check_package
+
     profile = host or default_host_profile()
     packages = [load_package(r) for r in roots]
-    judged = judge_packages(packages, profile, trust)
+    tiers = [trust] * len(packages) if isinstance(trust, str) else list(trust)
+    if len(tiers) != len(packages):
+        raise ValueError("write_host_site: one trust tier per package")
+    judged = judge_packages([check_package(p, t, profile) for p, t in zip(packages, tiers, strict=True)], profile)
     source = react or find_react(packages[-1].root if packages else Path.cwd(), profile)
-    if out.exists():
-        shutil.rmtree(out)
-    assets = out / ASSETS.strip("/")
-    shared = build_shared_modules(assets / "vendor", source, mode=mode, esbuild=esbuild)
-    for name in PAGE_FILES:
-        shutil.copyfile(DATA / name, assets / name)
-    for pkg in judged:
-        folder = out / pkg.base.strip("/")
-        for rel, path in served_files(pkg).items():
-            target = folder / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
-    shown: Trust = trust if isinstance(trust, str) else (trust[-1] if trust else "first-party")
-    text = render_page(judged, profile, shown, shared.import_map(VENDOR), shared.exports)
-    (out / PAGE).write_text(text, encoding="utf-8")
-    return HostSite(out, tuple(judged), shared)
+    staged = atomic.staging_dir(out.parent, f".{out.name}-")
+    try:
+        vendor = Path(ASSETS.strip("/"), "vendor")
+        shared = build_shared_modules(staged / vendor, source, mode=mode, esbuild=esbuild)
+        for name in PAGE_FILES:
+            shutil.copyfile(DATA / name, staged / ASSETS.strip("/") / name)
+        for pkg in judged:
+            folder = staged / pkg.base.strip("/")
+            for rel, path in served_files(pkg).items():
+                target = folder / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target)
+        shown: Trust = trust if isinstance(trust, str) else (trust[-1] if trust else "first-party")
+        text = render_page(judged, profile, shown, shared.import_map(VENDOR), shared.exports)
+        (staged / PAGE).write_text(text, encoding="utf-8")
+        atomic.swap_in(staged, out)
+    except BaseException:
+        atomic.remove(staged)
+        raise
+    return HostSite(out, tuple(judged), replace(shared, folder=out / vendor))

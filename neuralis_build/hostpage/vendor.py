@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,7 +19,9 @@ from typing import Literal
 
 from neuralis_build.errors import SubprocessError, ToolMissingError, UsageError
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.ui.esbuild import ESBUILD_VERSION, EsbuildRunner, cache_root, find_esbuild
+from neuralis_build.process import run
+from neuralis_build.ui.binary import ESBUILD_VERSION, cache_root
+from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
 from neuralis_build.ui.resolve import read_manifest, resolve_package
 
 Mode = Literal["production", "development"]
@@ -107,7 +108,7 @@ def pinned_react(host: HostProfile) -> ReactSource:
         (staged / "package.json").write_text('{"name": "neuralis-host-react", "private": true}\n')
         cmd = [npm, "install", "--no-package-lock", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
         cmd += [f"react@{version}", f"react-dom@{version}"]
-        done = subprocess.run(cmd, cwd=staged, capture_output=True, text=True, timeout=600)
+        done = run(cmd, cwd=staged, timeout=600)
         if done.returncode != 0:
             raise SubprocessError(
                 f"npm could not fetch react@{version}",
@@ -143,7 +144,7 @@ def _resolve_ids(node_modules: Path) -> dict[str, tuple[str, list[str]]]:
     if node is None:
         raise ToolMissingError("node is needed to build the host page's React", hint="install Node.js 20 or newer")
     cmd = [node, "-e", script, json.dumps([sorted(REACT_IDS), str(node_modules.parent)])]
-    done = subprocess.run(cmd, cwd=node_modules.parent, capture_output=True, text=True, timeout=120)
+    done = run(cmd, cwd=node_modules.parent, timeout=120)
     if done.returncode != 0:
         raise SubprocessError("node could not load React to list its exports", command=cmd, output=done.stderr)
     found: dict[str, tuple[str, list[str]]] = {k: (v[0], v[1]) for k, v in json.loads(done.stdout).items()}

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from neuralis_build import atomic
 from neuralis_build.errors import UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import install, stages
@@ -23,7 +24,7 @@ from neuralis_build.image.closure import NB1812, Tree
 from neuralis_build.image.conflicts import Conflict, closure_conflicts, installed_of
 from neuralis_build.image.contests import Facts, Registry, ToolContest, settle_tools, shadow_warnings
 from neuralis_build.image.extract import Limits
-from neuralis_build.image.judge import judge_module
+from neuralis_build.image.judge import reported
 from neuralis_build.image.lock import LOCK, Locked, installed_differences, lock_differences, read_lock, render_lock
 from neuralis_build.image.nodecheck import check_with_node
 from neuralis_build.image.npm import Runner, run_npm
@@ -129,9 +130,7 @@ def _frozen(differences: list[str]) -> None:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, "utf-8")
-    os.replace(tmp, path)
+    atomic.write_text(path, text)
 
 
 def _loaded(works: list[Work], tree: Tree) -> list[tuple[PackageOutcome, Facts]]:
@@ -170,13 +169,18 @@ def _settle(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) -
 
 
 def _judge_modules(works: list[Work], tree: Tree, staging: Path, host: HostProfile) -> None:
-    """Judge each loaded UI module against the host and the ids the loaded packages publish."""
+    """Each loaded UI module's verdict (check's, handed on) against the host and the ids the loaded packages publish."""
+    from neuralis_build.ui.verdict import judge_module
+
     loaded = _loaded(works, tree)
     available = {i for _, f in loaded for i in f.published}
     for outcome, facts in loaded:
         if facts.module is not None and outcome.path is not None:
-            where = staging.joinpath(*outcome.path.split("/"))
-            outcome.module = judge_module(where, facts.module, host, available)
+            verdict = facts.verdict
+            if verdict is None:  # a cache record written before verdicts were handed on: judge from disk once
+                where = staging.joinpath(*outcome.path.split("/"))
+                verdict = judge_module(where, facts.module, host, set(), package_id=facts.id)
+            outcome.module = reported(verdict, host, available)
 
 
 def _closure_facts(works: list[Work], tree: Tree, host: HostProfile) -> list[Conflict]:

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from neuralis_build import __version__
+from neuralis_build import __version__, atomic
 from neuralis_build.hostprofile import HostProfile
 
 CACHE_DIR = ".neuralis-cache"
@@ -100,6 +100,4 @@ class Cache:
         """Keep exactly the records of this build (old keys are dropped), written atomically."""
         self.folder.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"version": STATE_VERSION, "records": self.fresh}, sort_keys=True)
-        tmp = self.folder / f".{STATE}.tmp-{os.getpid()}"
-        tmp.write_text(text, "utf-8")
-        os.replace(tmp, self.folder / STATE)
+        atomic.write_text(self.folder / STATE, text)

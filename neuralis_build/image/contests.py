@@ -1,22 +1,27 @@
 """Across packages: tool-name contests, service providers, config keys and OAuth prefixes.
 
-Each loaded package's claims are read once from its checked, trust-dropped block (``CheckResult.effective``)
-and its directory contract; the rules below settle them in a fixed order, never by load order.
+Each loaded package's claims are read once from its judged package (``check``'s effective block, after
+the drops of its tier, with pointers back to where each claim sits in package.json) and its directory
+contract; the rules below settle them in a fixed order, never by load order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.judged import JudgedPackage
 from neuralis_build.manifest.sections.config import config_keys
 from neuralis_build.manifest.sections.contributions import tool_sources
 from neuralis_build.manifest.sections.identity import PLATFORM_ID
 from neuralis_build.manifest.sections.provides import oauth_prefix, oauth_prefixes_overlap, provided_services
-from neuralis_build.package import MANIFEST, Package
+from neuralis_build.package import MANIFEST
 from neuralis_build.trust import Trust
+
+if TYPE_CHECKING:
+    from neuralis_build.ui.verdict import ModuleVerdict as CheckedVerdict
 
 NB1820 = code("NB1820", "tool-shadowed", "another claimant answers this tool name; this package's tool is shadowed")
 NB1821 = code("NB1821", "service-taken", "a singleton service already has a provider")
@@ -42,6 +47,7 @@ class Facts:
     config_keys: tuple[Claim, ...] = ()
     published: tuple[str, ...] = ()
     module: dict[str, Any] | None = None
+    verdict: CheckedVerdict | None = None  # check's verdict on the module, handed on (never judged twice)
 
     @property
     def first_party(self) -> bool:
@@ -56,6 +62,7 @@ class Facts:
             "configKeys": [list(c) for c in self.config_keys],
             "published": list(self.published),
             "module": self.module,
+            "verdict": self.verdict.to_json() if self.verdict is not None else None,
         }
 
     @classmethod
@@ -71,49 +78,62 @@ class Facts:
             config_keys=claims("configKeys"),
             published=tuple(data["published"]),
             module=data["module"],
+            verdict=_verdict(data.get("verdict")),
         )
 
 
-def _index(items: Any, value: str, key: str | None) -> int:
-    """Where ``value`` first sits in a declared list (of strings, or of objects by ``key``)."""
-    for i, item in enumerate(items if isinstance(items, list) else []):
-        if (item.get(key) if key and isinstance(item, dict) else item) == value:
-            return i
-    return 0
+def _verdict(data: Any) -> CheckedVerdict | None:
+    from neuralis_build.ui.verdict import ModuleVerdict
+
+    return ModuleVerdict.from_json(data) if data is not None else None
 
 
-def facts_of(package: Package, trust: Trust, effective: dict[str, Any]) -> Facts:
-    """Read the claims from a checked package's effective block (the sections' own readers, plus where each sits)."""
+def _claims(judged: JudgedPackage, key: str, name: str | None) -> list[Claim]:
+    """(value, file, pointer) of each string (or object's ``name``) in an effective array, first mention kept."""
+    found: dict[str, str] = {}
+    for pointer, item in judged.entries(key):
+        value = item.get(name) if name is not None and isinstance(item, dict) else item
+        if isinstance(value, str):
+            found.setdefault(value, f"{pointer}/{name}" if name is not None else pointer)
+    return [(value, MANIFEST, pointer) for value, pointer in found.items()]
+
+
+def facts_of(judged: JudgedPackage) -> Facts:
+    """The claims of a judged package: the sections' own readers, each claim with its pointer in package.json.
+
+    Read from what the host loads at the package's tier; the pointers are mapped back through the
+    drops, so a warning lands on the line that declares the claim (an inline tool after one a file
+    overrides keeps its own line).
+    """
+    package = judged.package
+    effective = judged.effective or {}
+    assert package is not None
+    inline = dict((name, pointer) for name, _, pointer in _claims(judged, "tools", "name"))
     tools = tuple(
-        (name, file, f"/neuralis/tools/{_index(effective.get('tools'), name, 'name')}/name" if file == MANIFEST else "")
+        (name, file, inline.get(name, "") if file == MANIFEST else "")
         for name, file in tool_sources(package, effective).items()
     )
-    first_party = trust == "first-party"
+    first_party = judged.trust == "first-party"
     services: list[Claim] = []
     keys: list[Claim] = []
     if first_party:  # provides and configSettings count for first-party packages only (the checker drops them)
-        provides = effective.get("provides")
-        services = [
-            (s, MANIFEST, f"/neuralis/provides/{_index(provides, s, None)}") for s in provided_services(effective)
-        ]
-        settings = effective.get("configSettings")
-        keys = [
-            (k, MANIFEST, f"/neuralis/configSettings/{_index(settings, k, 'key')}/key") for k in config_keys(effective)
-        ]
-    app = effective.get("app")
-    module = app.get("module") if isinstance(app, dict) and first_party else None
-    module = module if isinstance(module, dict) else None
+        listed = dict((s, at) for s, _, at in _claims(judged, "provides", None))
+        services = [(s, MANIFEST, listed.get(s, "")) for s in provided_services(effective)]
+        declared = dict((k, at) for k, _, at in _claims(judged, "configSettings", "key"))
+        keys = [(k, MANIFEST, declared.get(k, "")) for k in config_keys(effective)]
+    module = judged.module if first_party else None
     published: tuple[str, ...] = ()
     if module is not None and isinstance(module.get("provides"), list):
         published = tuple(p for p in module["provides"] if isinstance(p, str))
     return Facts(
         id=package.id or package.name or "",
-        trust=trust,
+        trust=judged.trust,
         tools=tools,
         services=tuple(services),
         config_keys=tuple(keys),
         published=published,
         module=module,
+        verdict=judged.module_verdict if module is not None else None,
     )
 
 

@@ -25,41 +25,46 @@ from neuralis_build.image.judge import module_verdict_codes
 from neuralis_build.image.materialize import Written
 from neuralis_build.image.report import PackageOutcome
 from neuralis_build.manifest.sections.events import NB0706
-from neuralis_build.package import MANIFEST, load_package
+from neuralis_build.package import MANIFEST, Package, load_package
 
 NB1814 = code("NB1814", "dependency-id-taken", "a dependency's neuralis id is already loaded from another package")
 
 _RANK = {"first-party": 0, "trusted": 1, "untrusted": 2}
 
 
-def judge_staged(outcome: PackageOutcome, folder: Path, host: HostProfile) -> Facts | None:
-    """Validate an installed package at its tier; set its status and diagnostics; its claims when it loads."""
-    try:
-        staged = load_package(folder)
-    except NeuralisError as exc:
-        diagnostics = getattr(exc, "diagnostics", None)
-        if not diagnostics or exc.exit_code != 1:
-            raise
-        outcome.status = "refused"
-        outcome.diagnostics.extend(diagnostics)
-        return None
+def judge_staged(outcome: PackageOutcome, staged: Package | Path, host: HostProfile) -> Facts | None:
+    """Validate an installed package at its tier; set its status and diagnostics; its claims when it loads.
+
+    ``staged`` is the package as installed: the model already read from its source (moved to the staged
+    folder, so package.json is not read again), or the folder to read it from.
+    """
+    if isinstance(staged, Path):
+        try:
+            staged = load_package(staged)
+        except NeuralisError as exc:
+            diagnostics = getattr(exc, "diagnostics", None)
+            if not diagnostics or exc.exit_code != 1:
+                raise
+            outcome.status = "refused"
+            outcome.diagnostics.extend(diagnostics)
+            return None
     if not staged.is_neuralis:
         outcome.status = "not-neuralis"
         return None
     if staged.reference_only:
         outcome.status = "reference-only"
         return None
-    result = check_package(staged, outcome.trust, host)
+    judged = check_package(staged, outcome.trust, host)
     # The module is judged later, against the packages this image loads; its verdict never refuses the
     # package. An installed package is its packed form: event sources stay behind (the build compiled
     # them, and check's NB1612 still requires dist/src/events/<subject>.js).
     ignored = module_verdict_codes() | {NB0706.id}
-    judged = [d for d in result.diagnostics if d.code not in ignored]
-    outcome.diagnostics.extend(judged)
-    if has_errors(judged):
+    own = [d for d in judged.diagnostics if d.code not in ignored]
+    outcome.diagnostics.extend(own)
+    if has_errors(own):
         outcome.status = "refused"
         return None
-    return facts_of(staged, outcome.trust, result.effective or {})
+    return facts_of(judged)
 
 
 @dataclass

@@ -6,14 +6,16 @@ import base64
 import hashlib
 import json
 import os
-import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 from neuralis_build.diagnostics import code
-from neuralis_build.errors import SubprocessError, ToolMissingError, UserError
+from neuralis_build.errors import SubprocessError, UserError
+from neuralis_build.image.npm import NpmFailed, run_npm
 from neuralis_build.npmname import tarball_stem
+
+FETCH_TIMEOUT = 600.0
+"""Seconds ``npm pack`` of one ``npm:`` source may take."""
 
 NB1801 = code("NB1801", "fetch-failed", "the package source could not be read or fetched")
 NB1802 = code("NB1802", "integrity-mismatch", "the fetched bytes do not match the integrity the image spec pins")
@@ -40,19 +42,20 @@ def npm_pack(name: str, version: str, cache: Path) -> Path:
     target = cache / f"{tarball_stem(name, version)}.tgz"
     if target.is_file():
         return target
-    npm = shutil.which("npm")
-    if npm is None:
-        raise ToolMissingError("npm is not on PATH", hint="install Node.js and npm to fetch npm: sources")
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache, prefix=".fetch-") as scratch:
-        command = [npm, "pack", f"{name}@{version}", "--json", "--ignore-scripts", "--pack-destination", scratch]
-        done = subprocess.run(command, cwd=scratch, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            message = next((ln for ln in done.stderr.splitlines() if "error" in ln.lower()), done.stderr.strip())
-            raise FetchFailed(f"npm pack {name}@{version} failed: {message}")
+        args = ["pack", f"{name}@{version}", "--json", "--ignore-scripts", "--pack-destination", scratch]
+        try:  # the image's npm runner: a timeout, and npm's error in one line
+            done = run_npm(args, Path(scratch), FETCH_TIMEOUT)
+        except NpmFailed as exc:
+            if exc.code == "ETIMEOUT":
+                raise  # the registry does not answer: the image cannot be built (exit 2), no package is to blame
+            raise FetchFailed(
+                exc.message.replace("npm pack failed", f"npm pack {name}@{version} failed"), hint=exc.hint
+            ) from None
         try:
             filename = json.loads(done.stdout)[0]["filename"]
         except (ValueError, LookupError, TypeError):
-            raise SubprocessError("npm pack printed no JSON", command=command, output=done.stdout) from None
+            raise SubprocessError("npm pack printed no JSON", command=["npm", *args], output=done.stdout) from None
         os.replace(Path(scratch) / Path(filename).name, target)
     return target

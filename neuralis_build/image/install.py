@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.errors import SubprocessError, ToolMissingError
+from neuralis_build.errors import SubprocessError
 from neuralis_build.image.extract import Entry, write_entries
 from neuralis_build.npmname import name_problems
+from neuralis_build.process import run, which
 
 STAGING = ".neuralis-staging"
 NODE_MODULES = "node_modules"
+
+NODE_TIMEOUT = 300.0
+"""Seconds the one node that resolves every listed package may take."""
 
 
 def package_dir(root: Path, name: str) -> Path:
@@ -133,12 +136,10 @@ def resolve_all(pairs: Sequence[tuple[str, Path]]) -> dict[tuple[str, Path], str
     """Run ``require.resolve('<name>/package.json')`` from each root in one real node; None means it resolved."""
     if not pairs:
         return {}
-    node = shutil.which("node")
-    if node is None:
-        raise ToolMissingError("node is not on PATH", hint="install Node.js 20 or later; the host resolves with node")
+    node = which("node", "install Node.js 20 or later; the host resolves with node")
     payload = json.dumps([[name, os.path.realpath(root)] for name, root in pairs])
     command = [node, "-e", _RESOLVE]
-    done = subprocess.run(command, input=payload, capture_output=True, text=True, check=False)
+    done = run(command, input=payload, timeout=NODE_TIMEOUT)
     if done.returncode != 0:
         raise SubprocessError("node could not run the resolution check", command=command, output=done.stderr)
     result = json.loads(done.stdout)

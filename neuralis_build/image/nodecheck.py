@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralis_build.errors import SubprocessError, ToolMissingError
+from neuralis_build.errors import SubprocessError
+from neuralis_build.process import run, which
 
 _SCRIPT = r"""
 const Module = require("module");
@@ -64,21 +64,14 @@ def check_with_node(
     """Run the checks in one real node process."""
     if not edges and not peers:
         return NodeVerdicts([], [])
-    node = shutil.which("node")
-    if node is None:
-        raise ToolMissingError("node is not on PATH", hint="install Node.js 20 or later; the host resolves with node")
+    node = which("node", "install Node.js 20 or later; the host resolves with node")
     payload = {
         "edges": [[os.path.realpath(a), name, os.path.realpath(b)] for a, name, b in edges],
         "peers": [list(p) for p in peers],
         "semver": npm_semver(),
     }
     command = [node, "-e", _SCRIPT]
-    try:
-        done = subprocess.run(
-            command, input=json.dumps(payload), capture_output=True, text=True, check=False, timeout=timeout
-        )
-    except subprocess.TimeoutExpired:
-        raise SubprocessError("node did not finish the closure check in time", command=command, output="") from None
+    done = run(command, input=json.dumps(payload), timeout=timeout)
     if done.returncode != 0:
         raise SubprocessError("node could not run the closure check", command=command, output=done.stderr)
     data = json.loads(done.stdout)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralis_build.errors import ToolMissingError, UsageError
+from neuralis_build.errors import SubprocessError, ToolMissingError, UsageError
+from neuralis_build.process import run
 
 TIMEOUT = 900.0
 """Seconds one npm call may take (a cold resolution of a large closure on a slow registry stays far below)."""
@@ -92,20 +92,9 @@ def npm_executable() -> str:
 
 def run_npm(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT) -> NpmResult:
     """Run ``npm ARGS`` in ``cwd``; a failure becomes :class:`NpmFailed` with npm's own code and summary."""
-    command = [npm_executable(), *args]
     try:
-        done = subprocess.run(
-            command,
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            stdin=subprocess.DEVNULL,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
+        done = run([npm_executable(), *args], cwd=cwd, timeout=timeout)
+    except SubprocessError:  # stopped at the timeout, with everything it started
         raise NpmFailed(
             f"npm {args[0]} did not finish within {timeout:.0f} s",
             code="ETIMEOUT",

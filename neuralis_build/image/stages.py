@@ -19,7 +19,7 @@ from neuralis_build.image.work import Work, cached_verdict, key_of, source_diag
 from neuralis_build.npmname import name_problems
 from neuralis_build.pack.packlist import packlist
 from neuralis_build.pack.tarball import pack_package
-from neuralis_build.package import MANIFEST, Package, load_package, parse_manifest
+from neuralis_build.package import MANIFEST, Package, load_package, module_of, parse_manifest
 
 NB1809 = code("NB1809", "package-name-invalid", "the installed package has no valid npm name or version")
 NB1810 = code("NB1810", "not-resolvable", "node cannot resolve '<name>/package.json' from the image")
@@ -65,7 +65,8 @@ def acquire(work: Work, cache: Cache, host: HostProfile, limits: Limits, finish:
         if work.cached:
             return
         raw = next(e.data for e in work.entries if e.path == MANIFEST)
-        work.manifest = parse_manifest(raw, Path(spec.source)).manifest
+        work.source_package = parse_manifest(raw, Path(spec.source))  # read once; judged where it is staged
+        work.manifest = work.source_package.manifest
         _name_version(work)
         if spec.kind == "npm" and (work.outcome.name, work.outcome.version) != (spec.npm_name, spec.npm_version):
             work.refuse(
@@ -164,25 +165,18 @@ def declared_publications(works: list[Work]) -> dict[str, str]:
             continue
         if w.facts is not None:
             ids: list[Any] = list(w.facts.published)
-        else:
-            block = (w.manifest or {}).get("neuralis")
-            app = block.get("app") if isinstance(block, dict) else None
-            module = app.get("module") if isinstance(app, dict) else None
-            ids = module.get("provides", []) if isinstance(module, dict) else []
+        else:  # not judged yet (the folder is about to be built): what it declares, first-party as it is
+            module = module_of((w.manifest or {}).get("neuralis"))
+            ids = module.get("provides", []) if module is not None else []
         for module_id in ids if isinstance(ids, list) else []:
             if isinstance(module_id, str):
                 out.setdefault(module_id, w.outcome.name)
     return out
 
 
-def _declares_module(package: Package) -> bool:
-    app = (package.block or {}).get("app")
-    return isinstance(app, dict) and isinstance(app.get("module"), dict)
-
-
 def _builds_outputs(package: Package, trust: str) -> bool:
     """A first-party folder's UI module and events are rebuilt by the image (other tiers have them dropped)."""
-    return trust == "first-party" and (_declares_module(package) or bool((package.block or {}).get("events")))
+    return trust == "first-party" and (package.module is not None or bool((package.block or {}).get("events")))
 
 
 def _build_directory(package: Package, host: HostProfile, published: dict[str, str]) -> None:
@@ -193,7 +187,7 @@ def _build_directory(package: Package, host: HostProfile, published: dict[str, s
     from neuralis_build.ui.build import build_ui
     from neuralis_build.ui.events import compile_events, has_sources
 
-    if _declares_module(package):
+    if package.module is not None:
         build_ui(package, host=host, published=published)
     if (package.block or {}).get("events") and has_sources(package):
         compile_events(package)
@@ -230,8 +224,7 @@ def stage_and_check(
                     return
             else:
                 if builds:
-                    _build_directory(package, host, externals)
-                    package = load_package(package.root)
+                    _build_directory(package, host, externals)  # writes dist/, never package.json
                 work.manifest = package.manifest
                 packed = pack_package(package)  # npm's file list, in memory; then read like any tarball
             work.integrity = packed.integrity
@@ -262,7 +255,8 @@ def stage_and_check(
     o.path = f"node_modules/{o.name}"
     o.chain = (o.name,)
     if not work.cached:
-        work.facts = judge_staged(o, work.staged, host)
+        source = work.source_package
+        work.facts = judge_staged(o, source.moved_to(work.staged) if source is not None else work.staged, host)
 
 
 def resolve(works: list[Work], staging: Path) -> None:

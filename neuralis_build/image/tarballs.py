@@ -15,7 +15,6 @@ import binascii
 import hashlib
 import http.client
 import json
-import os
 import tempfile
 import urllib.error
 import urllib.request
@@ -24,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralis_build import __version__
+from neuralis_build import __version__, atomic
 from neuralis_build.errors import UsageError
 from neuralis_build.image.npm import NpmFailed, Runner, run_npm
 
@@ -84,9 +83,7 @@ class TarballStore:
     def put(self, integrity: str, data: bytes) -> None:
         target = self.path(integrity)
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}-{id(data)}")
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
+        atomic.write_bytes(target, data)
 
     def fetch_all(self, wanted: Iterable[Wanted], jobs: int, npm: Runner = run_npm) -> None:
         """Make every wanted tarball present: from the store, else fetched (directly, then through npm)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from neuralis_build.diagnostics import code
+from neuralis_build.manifest.compound import Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections import (
     access,
@@ -21,7 +22,6 @@ from neuralis_build.manifest.sections import (
     sources,
     uri,
 )
-from neuralis_build.manifest.shape import Field, Obj
 
 NB0109 = code("NB0109", "unknown-block-key", "the neuralis block carries a key the spec does not define")
 

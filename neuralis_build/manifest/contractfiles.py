@@ -14,6 +14,7 @@ import os
 
 from neuralis_build.contract import Contract, ContractFile, Kind
 from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.names import (
     ENTRY_NAME_RULE,
     NB1402,
@@ -23,7 +24,6 @@ from neuralis_build.manifest.names import (
     is_tool_name,
 )
 from neuralis_build.manifest.paths import Containment
-from neuralis_build.manifest.shape import Checker
 from neuralis_build.package import Package
 from neuralis_build.regularfile import read_regular
 from neuralis_build.strictjson import JSONRefused, parse, position

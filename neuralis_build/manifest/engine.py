@@ -6,7 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neuralis_build.manifest.shape import Checker, Field
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Field
 
 BlockRule = Callable[[dict[str, Any], Checker], None]
 """A rule over the whole ``neuralis`` block, run after every shape; it guards with ``c.usable(ptr)``."""

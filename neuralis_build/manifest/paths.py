@@ -6,8 +6,13 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BYTES
+
+if TYPE_CHECKING:
+    from neuralis_build.diagnostics import Code
+    from neuralis_build.manifest.checker import Checker
 
 _GLOB_CHAR = re.compile(r"[A-Za-z0-9._*-]")
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -65,6 +70,22 @@ def has_scheme(reference: str) -> bool:
 def resolve_inside(root: Path, path: str) -> Path | None:
     """``root/path`` with every symlink resolved, or None when it lies outside ``root`` (or loops)."""
     return Containment(root).resolve(path)
+
+
+def file_inside(c: Checker, pointer: str, path: str, what: str, outside: Code, noun: str) -> Path | None:
+    """The file a manifest path names, symlinks resolved; None when there is no package to look in, or when
+    a symlink leads it out (then ``outside`` is reported at ``pointer``: the containment rule of DESIGN.md)."""
+    if c.package is None:
+        return None
+    target = resolve_inside(c.package.root, path)
+    if target is None:
+        c.error(
+            outside,
+            pointer,
+            f'{what} "{path}" leads out of the package through a symlink',
+            f"keep the {noun} inside the package; replace the symlink by the file itself",
+        )
+    return target
 
 
 class Containment:

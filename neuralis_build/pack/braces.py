@@ -46,7 +46,7 @@ def _range(s: str) -> tuple[int, int] | None:
                 left, right = beg, bi
             bi = s.find("}", i + 1)
         i = ai if 0 <= ai < bi else bi
-    if begs and right is not None:
+    if begs and right is not None:  # unbalanced ("{a{b}"): the widest pair found, as balanced-match answers
         result = (left, right)
     return result
 
@@ -59,6 +59,7 @@ def balanced(s: str) -> Balanced | None:
 
 
 def _numeric(s: str) -> int:
+    """brace-expansion's ``numeric``: a number, else the code of the first character (for "{a..e}")."""
     try:
         return int(s, 10)
     except ValueError:
@@ -66,6 +67,7 @@ def _numeric(s: str) -> int:
 
 
 def _comma_parts(s: str) -> list[str]:
+    """brace-expansion's ``parseCommaParts``: split on commas, but not inside a nested ``{...}``."""
     if not s:
         return [""]
     m = balanced(s)
@@ -81,6 +83,7 @@ def _comma_parts(s: str) -> list[str]:
 
 
 def _combine(acc: list[str], pre: str, values: list[str], drop_empties: bool) -> list[str]:
+    """Every ``a + pre + v``, stopping at brace-expansion 5's caps on the count and the total length."""
     out: list[str] = []
     length = 0
     for a in acc:
@@ -105,13 +108,13 @@ def _sequence(body: str, alpha: bool) -> list[str]:
     reverse = y < x
     if reverse:
         incr = -incr
-    pad = any(re.match(r"-?0\d", part) for part in n)
+    pad = any(re.match(r"-?0\d", part) for part in n)  # "{01..10}" pads to the widest end: 01 … 10
     out: list[str] = []
     i = x
     while (i >= y if reverse else i <= y) and len(out) < EXPANSION_MAX:
         if alpha:
             c = chr(i)
-            if c == "\\":
+            if c == "\\":  # "{Z..a}" passes "\\", which brace-expansion leaves out
                 c = ""
         else:
             c = str(i)
@@ -132,7 +135,7 @@ def _expand(s: str, is_top: bool) -> list[str]:
         if m is None:
             return _combine(acc, s, [""], drop_empties)
         pre = m.pre
-        if pre.endswith("$"):
+        if pre.endswith("$"):  # "${...}" is a shell variable, never a set: kept as it is
             acc = _combine(acc, pre + "{" + m.body + "}", [""], drop_empties and not m.post)
             first_group = False
             if not m.post:
@@ -142,19 +145,20 @@ def _expand(s: str, is_top: bool) -> list[str]:
         is_alpha = _ALPHA_SEQ.fullmatch(m.body) is not None
         is_seq = is_alpha or _NUMERIC_SEQ.fullmatch(m.body) is not None
         if not is_seq and "," not in m.body:
+            # "{a}" alone is literal; but in "{a},b}" the first "}" is escaped: the set of "a}" and "b"
             if re.search(r",(?!,).*\}", m.post):
                 s = m.pre + "{" + m.body + _ESC["}"] + m.post
                 is_top = True
                 continue
             return _combine(acc, pre + "{" + m.body + "}" + m.post, [""], drop_empties)
-        if first_group:
+        if first_group:  # a top-level comma set drops results that are empty: "{,a}" → "a", "{,}" → nothing
             drop_empties = is_top and not is_seq
             first_group = False
         if is_seq:
             values = _sequence(m.body, is_alpha)
         else:
             n = _comma_parts(m.body)
-            if len(n) == 1:
+            if len(n) == 1:  # "{{a,b}}": the inner set expands and the outer braces stay around each result
                 n = ["{" + e + "}" for e in _expand(n[0], False)]
                 if len(n) == 1:
                     acc = _combine(acc, pre + n[0], [""], drop_empties and not m.post)
@@ -192,6 +196,6 @@ def brace_expand(pattern: str) -> list[str]:
         return [pattern]
     if not pattern:
         return []
-    if pattern.startswith("{}"):
+    if pattern.startswith("{}"):  # a leading "{}" is literal (bash's rule), so it is escaped before expanding
         pattern = "\\{\\}" + pattern[2:]
     return [_unescape(e) for e in _expand(_escape(pattern), True)]

@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
+from neuralis_build.errors import NeuralisError
 from neuralis_build.pack.nodepath import extname
+from neuralis_build.process import run
 
 # ICU root (CLDR) primary order of the non-ignorable ASCII characters, letters paired by case.
 ASCII_ORDER = "\t\n\v\f\r _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789" + "".join(
@@ -121,18 +122,12 @@ def _node_sort(paths: Sequence[str], mode: str) -> list[str] | None:
     if node is None:
         return None
     try:
-        done = subprocess.run(
-            [node, "-e", _NODE_SORT],
-            input=json.dumps({"mode": mode, "paths": list(paths)}),
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            check=True,
-            timeout=60,
-        )
-        out = json.loads(done.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError, RecursionError):
-        return None  # no usable node (or one that printed garbage): fall back to the approximation
+        done = run([node, "-e", _NODE_SORT], input=json.dumps({"mode": mode, "paths": list(paths)}), timeout=60)
+        out = json.loads(done.stdout) if done.returncode == 0 else None
+    except (NeuralisError, ValueError, RecursionError):
+        # no usable node (it cannot start, hangs, or prints garbage): the caller falls back to the
+        # approximation and says so (NB1713, a note naming the order that may differ)
+        return None
     if not isinstance(out, list) or not all(isinstance(p, str) for p in out):
         return None
     return out if sorted(out) == sorted(paths) else None

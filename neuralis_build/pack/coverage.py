@@ -11,15 +11,19 @@ from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.jsonpointer import join
+from neuralis_build.judged import JudgedPackage
 from neuralis_build.pack.fields import files_rules
-from neuralis_build.pack.walker import DEFAULT_RULES, RuleSet, parse_rules
+from neuralis_build.pack.rules import RuleSet, parse_rules
+from neuralis_build.pack.walker import DEFAULT_RULES
 from neuralis_build.package import MANIFEST, Package
+from neuralis_build.ui.outdir import OUT_DIR
+from neuralis_build.ui.record import RECORD_NAME
 
 NB1704 = code("NB1704", "files-entry-matches-nothing", "a files entry matches no file that gets packed")
 NB1705 = code("NB1705", "output-not-packed", "a declared build output exists but the file list leaves it out")
 NB1706 = code("NB1706", "output-not-built", "a declared build output does not exist, so it cannot be packed")
 
-SHARED_IMPORTS = "dist/app/shared-imports.json"
+BUILD_UI = "run neuralis-build ui (the package's build:ui script) before packing"
 _SKIP_DIRS = {".git", "node_modules"}
 
 
@@ -35,47 +39,60 @@ def _directories(root: Path) -> Iterator[str]:
             yield d if rel == "." else f"{rel}/{d}"
 
 
-def files_entry_diagnostics(package: Package, packed: list[str]) -> list[Diagnostic]:
-    """Every positive ``files`` entry must pack at least one file; a folder-name glob packs none."""
+def files_entry_diagnostics(package: Package, packed: list[str], outputs: list[Output]) -> list[Diagnostic]:
+    """A positive ``files`` entry that packs nothing: a warning, as npm packs such a package without a word.
+
+    npm-packlist itself lists a ``bin/`` it does not have and semver@7.6.0 lists a ``lib/``, so an
+    empty entry alone is no reason to refuse. When the entry is the one that would carry a declared
+    build output that is missing, the output rule (NB1706) refuses the package and names the entry,
+    so it is not reported twice.
+    """
     files = package.manifest.get("files")
     if not isinstance(files, list):
         return []
+    in_tarball = set(packed)
+    missing = [out for out in outputs if out.path not in in_tarball]
     found = []
     for i, entry in enumerate(files):
         if not isinstance(entry, str) or entry.startswith("!"):
             continue
-        package_rules, strict, _ = files_rules(package.root, [entry])
-        rules = parse_rules("\n".join(package_rules[1:] + strict))
-        if any(_matches(rules, p) for p in packed):
+        rules = entry_rules(package, entry)
+        if any(_matches(rules, p) for p in packed) or any(_carries(package, entry, out.path) for out in missing):
             continue
         found.append(
             Diagnostic(
-                "error",
+                "warning",
                 NB1704.id,
                 MANIFEST,
                 f"/files/{i}",
-                f'files[{i}] "{entry}" matches no file that gets packed',
+                f'files[{i}] "{entry}" matches no file that gets packed; npm packs the package without it',
                 _entry_hint(package, entry, rules),
             )
         )
     return found
 
 
+def entry_rules(package: Package, entry: str) -> RuleSet:
+    """The rules one ``files`` entry adds to npm's walk (the entry, and the folder forms npm derives from it)."""
+    package_rules, strict, _ = files_rules(package.root, [entry])
+    return parse_rules("\n".join(package_rules[1:] + strict))
+
+
 def _entry_hint(package: Package, entry: str, rules: RuleSet) -> str:
     stripped = entry.strip()
     if not stripped or stripped.startswith("#"):
         return "npm drops an empty entry or one that starts with # (a comment): remove it"
-    folder = stripped.removeprefix("./").strip("/")
-    outputs = declared_outputs(package.block) if package.block is not None else []
-    if folder and any(out.path.startswith(folder + "/") for out in outputs) and not (package.root / folder).exists():
-        return f"{folder}/ holds the declared build outputs and has not been built yet: {outputs[0].build_hint}"
     folders = [d for d in _directories(package.root) if _matches(rules, d)]
     if folders:
-        return (
-            f'the glob matches the folder "{folders[0]}" but npm packs a folder\'s files only when the entry '
-            f'names the folder exactly or ends in /**: write "{folders[0]}" or "{folders[0]}/**"'
+        shown = " and ".join(f'"{f}"' for f in folders[:2]) + (
+            f" ({len(folders) - 2} more)" if len(folders) > 2 else ""
         )
-    return "nothing in the package matches it (names are case-sensitive on disk): fix the path or remove the entry"
+        what = "folders" if len(folders) > 1 else "folder"
+        return (
+            f"the entry matches the {what} {shown} but npm packs a folder's files only when the entry names the "
+            f'folder exactly or ends in /**: write "{stripped.rstrip("/")}/**"'
+        )
+    return "nothing in the package matches it (names are case-sensitive on disk): fix the path or remove it"
 
 
 @dataclass(frozen=True)
@@ -98,62 +115,69 @@ def _clean(path: Any) -> str | None:
     return norm
 
 
-def declared_outputs(block: dict[str, Any]) -> list[Output]:
-    """The build outputs a ``neuralis`` block declares: the UI module, its css and record, events, iframe roots."""
+def _iframes(judged: JudgedPackage) -> list[tuple[str, str, dict[str, Any]]]:
+    """(pointer of the block, its key, the block) of every iframe ``component``/``render`` the host loads."""
+    found = []
+    for pointer, surface in judged.surfaces:
+        for key in ("component", "render"):
+            block = surface.get(key)
+            if isinstance(block, dict) and block.get("renderer") == "iframe":
+                found.append((join(pointer, key), key, block))
+    return found
+
+
+def declared_outputs(judged: JudgedPackage) -> list[Output]:
+    """The build outputs the effective block declares: the UI module, its css and record, events, iframe roots.
+
+    Read from what the host loads at the package's trust (an ``app.module`` dropped below first-party
+    declares nothing), with each pointer back at its line of package.json.
+    """
     outputs: list[Output] = []
-    ui = "run neuralis-build ui (the package's build:ui script) before packing"
-    app = block.get("app")
-    module = app.get("module") if isinstance(app, dict) else None
-    if isinstance(module, dict):
+    module = judged.module
+    if module is not None:
         for key, what in (("entry", "the UI module entry"), ("css", "the UI module stylesheet")):
             path = _clean(module.get(key))
             if path:
-                outputs.append(Output(path, f"/neuralis/app/module/{key}", what, ui))
-        outputs.append(Output(SHARED_IMPORTS, "/neuralis/app/module", "the shared-imports record", ui))
-    events = block.get("events")
+                outputs.append(Output(path, judged.pointer("app", "module", key), what, BUILD_UI))
+        entry = _clean(module.get("entry"))
+        record = posixpath.join(posixpath.dirname(entry), RECORD_NAME) if entry else f"{OUT_DIR}/{RECORD_NAME}"
+        outputs.append(Output(record, judged.pointer("app", "module"), "the shared-imports record", BUILD_UI))
     seen: set[str] = set()
-    for i, event in enumerate(events if isinstance(events, list) else []):
-        subject = event.get("subject") if isinstance(event, dict) else None
+    for pointer, event in judged.events:
+        subject = event.get("subject")
         path = _clean(f"dist/src/events/{subject}.js") if isinstance(subject, str) and subject else None
         if path and subject not in seen:
             seen.add(str(subject))
             hint = f"compile src/events/{subject}.ts to {path} before packing"
+            outputs.append(Output(path, join(pointer, "subject"), f'the compiled event subject "{subject}"', hint))
+    for pointer, _, block in _iframes(judged):
+        path = _clean(block.get("url"))
+        if path:
             outputs.append(
-                Output(path, f"/neuralis/events/{i}/subject", f'the compiled event subject "{subject}"', hint)
+                Output(path, join(pointer, "url"), "the iframe surface entry", "create the surface's entry file")
             )
-    surfaces = app.get("surfaces") if isinstance(app, dict) else None
-    for i, surface in enumerate(surfaces if isinstance(surfaces, list) else []):
-        if not isinstance(surface, dict):
-            continue
-        for key in ("component", "render"):
-            block_ = surface.get(key)
-            if not isinstance(block_, dict) or block_.get("renderer") != "iframe":
-                continue
-            path = _clean(block_.get("url"))
-            if path:
-                pointer = join("/neuralis/app/surfaces", i, key, "url")
-                outputs.append(Output(path, pointer, "the iframe surface entry", "create the surface's entry file"))
     return outputs
 
 
-def output_diagnostics(package: Package, packed: list[str]) -> list[Diagnostic]:
+def output_diagnostics(judged: JudgedPackage, packed: list[str]) -> list[Diagnostic]:
     """Each declared output must be in the tarball: refuse a package that ships without what it declares."""
-    block = package.block
-    if block is None:
-        return []
+    package = judged.package
+    assert package is not None
     in_tarball = set(packed)
     found = []
-    for out in declared_outputs(block):
+    for out in declared_outputs(judged):
         if out.path in in_tarball:
             continue
         if not (package.root / out.path).is_file():
+            carrier = _carrier(package, out.path)
             found.append(
                 Diagnostic(
                     "error",
                     NB1706.id,
                     MANIFEST,
                     out.pointer,
-                    f"{out.what} {out.path} does not exist, so the tarball would ship without it",
+                    f"{out.what} {out.path} does not exist, so the tarball would ship without it"
+                    + (f" ({carrier} is meant to carry it)" if carrier else ""),
                     out.build_hint,
                 )
             )
@@ -168,8 +192,25 @@ def output_diagnostics(package: Package, packed: list[str]) -> list[Diagnostic]:
                 _left_out_hint(package, out.path),
             )
         )
-    found.extend(_bundle_root_diagnostics(package, block, in_tarball))
+    found.extend(_bundle_root_diagnostics(judged, in_tarball))
     return found
+
+
+def _carries(package: Package, entry: str, path: str) -> bool:
+    """Would ``entry`` pack ``path`` once it is built? A folder not built yet gains ``/**`` then, as npm adds it."""
+    if _matches(entry_rules(package, entry), path):
+        return True
+    folder = entry.removeprefix("./").rstrip("/")
+    return bool(folder) and _matches(parse_rules(f"!{folder}/**"), path)
+
+
+def _carrier(package: Package, path: str) -> str | None:
+    """The ``files`` entry that would pack ``path`` once it is built (``files[0] "dist"``), if any."""
+    files = package.manifest.get("files")
+    for i, entry in enumerate(files if isinstance(files, list) else []):
+        if isinstance(entry, str) and not entry.startswith("!") and _carries(package, entry, path):
+            return f'files[{i}] "{entry}"'
+    return None
 
 
 def _left_out_hint(package: Package, path: str) -> str:
@@ -184,41 +225,34 @@ def _left_out_hint(package: Package, path: str) -> str:
     )
 
 
-def _bundle_root_diagnostics(package: Package, block: dict[str, Any], packed: set[str]) -> list[Diagnostic]:
+def _bundle_root_diagnostics(judged: JudgedPackage, packed: set[str]) -> list[Diagnostic]:
     """An iframe surface with ``assetMode: "bundle"`` is served with its siblings: all of them must ship."""
-    app = block.get("app")
-    surfaces = app.get("surfaces") if isinstance(app, dict) else None
+    package = judged.package
+    assert package is not None
+    defaults = parse_rules("\n".join(DEFAULT_RULES))
     found = []
-    for i, surface in enumerate(surfaces if isinstance(surfaces, list) else []):
-        for key in ("component", "render"):
-            spec = surface.get(key) if isinstance(surface, dict) else None
-            if not isinstance(spec, dict) or spec.get("renderer") != "iframe" or spec.get("assetMode") != "bundle":
-                continue
-            entry = _clean(spec.get("url"))
-            if entry is None:
-                continue
-            parts = entry.split("/")
-            folder = (
-                "/".join(parts[:4]) if parts[:2] == ["app", "surfaces"] and len(parts) > 4 else posixpath.dirname(entry)
-            )
-            defaults = parse_rules("\n".join(DEFAULT_RULES))
-            missing = sorted(
-                rel
-                for rel in _files_under(package.root, folder)
-                if rel not in packed and rel != entry and not _matches(defaults, rel)
-            )
-            if missing:
-                shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-                found.append(
-                    Diagnostic(
-                        "error",
-                        NB1705.id,
-                        MANIFEST,
-                        join("/neuralis/app/surfaces", i, key, "assetMode"),
-                        f"the surface is served as a bundle from {folder}/ but the tarball leaves out {shown}",
-                        _left_out_hint(package, missing[0]),
-                    )
+    for pointer, _, spec in _iframes(judged):
+        entry = _clean(spec.get("url"))
+        if spec.get("assetMode") != "bundle" or entry is None:
+            continue
+        folder = _surface_root(entry)
+        missing = sorted(
+            rel
+            for rel in _files_under(package.root, folder)
+            if rel not in packed and rel != entry and not _matches(defaults, rel)
+        )
+        if missing:
+            shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+            found.append(
+                Diagnostic(
+                    "error",
+                    NB1705.id,
+                    MANIFEST,
+                    join(pointer, "assetMode"),
+                    f"the surface is served as a bundle from {folder}/ but the tarball leaves out {shown}",
+                    _left_out_hint(package, missing[0]),
                 )
+            )
     return found
 
 

@@ -23,6 +23,11 @@ _POSIX: dict[str, tuple[str, bool]] = {
 }
 
 
+MATCHES_NOTHING = "$."
+"""A regex no segment can match: minimatch's answer for a class that can never match (``[]``, a POSIX class as
+the end of a range), which still makes the pattern magic, so it never falls back to a literal comparison."""
+
+
 def regexp_escape(s: str) -> str:
     return re.sub(r"[-\[\]{}()*+?.,\\^$|#\s]", lambda m: "\\" + m.group(0), s)
 
@@ -41,11 +46,11 @@ def parse_class(glob: str, pos: int) -> tuple[str, int, bool]:
     range_start = ""
     while i < len(glob):
         c = glob[i]
-        if c in "!^" and i == pos + 1:
+        if c in "!^" and i == pos + 1:  # only right after the "[": "[a!]" is a class of "a" and "!"
             negate = True
             i += 1
             continue
-        if c == "]" and saw_start and not escaping:
+        if c == "]" and saw_start and not escaping:  # "[]a]" and "[!]a]": a "]" first is a member, not the end
             end = i + 1
             break
         saw_start = True
@@ -56,14 +61,15 @@ def parse_class(glob: str, pos: int) -> tuple[str, int, bool]:
         if c == "[" and not escaping:
             posix = next((cls for cls in _POSIX if glob.startswith(cls, i)), None)
             if posix is not None:
-                if range_start:
-                    return "$.", len(glob) - pos, True
+                if range_start:  # "[a-[:digit:]]": minimatch gives up on the whole glob, which then matches nothing
+                    return MATCHES_NOTHING, len(glob) - pos, True
                 i += len(posix)
                 src, neg = _POSIX[posix]
                 (negs if neg else ranges).append(src)
                 continue
         escaping = False
         if range_start:
+            # a reversed range ("[z-a]") is dropped, not an error, as minimatch does
             if c > range_start:
                 ranges.append(_brace_escape(range_start) + "-" + _brace_escape(c))
             elif c == range_start:
@@ -71,7 +77,7 @@ def parse_class(glob: str, pos: int) -> tuple[str, int, bool]:
             range_start = ""
             i += 1
             continue
-        if glob.startswith("-]", i + 1):
+        if glob.startswith("-]", i + 1):  # "[a-]": a "-" before the "]" is a member
             ranges.append(_brace_escape(c + "-"))
             i += 2
             continue
@@ -81,10 +87,11 @@ def parse_class(glob: str, pos: int) -> tuple[str, int, bool]:
             continue
         ranges.append(_brace_escape(c))
         i += 1
-    if end < i:
+    if end < i:  # no closing "]": not a class at all, the "[" is a literal character
         return "", 0, False
     if not ranges and not negs:
-        return "$.", len(glob) - pos, True
+        return MATCHES_NOTHING, len(glob) - pos, True
+    # a class of one plain character ("[a]") is that character, and not magic: minimatch's own shortcut
     if not negs and len(ranges) == 1 and re.fullmatch(r"\\?.", ranges[0], re.DOTALL) and not negate:
         return regexp_escape(ranges[0][-1]), end - pos, False
     if not any(r.startswith("^") for r in ranges):  # minimatch's own shape, which its dot rules look at

@@ -24,13 +24,14 @@ def _level_one_optimize(parts: list[str]) -> list[str]:
     out: list[str] = []
     for part in parts:
         prev = out[-1] if out else None
-        if part == "**" and prev == "**":
+        if part == "**" and prev == "**":  # "a/**/**/b" is "a/**/b"
             continue
+        # "a/../b" is "b", but ".." after "..", "." or "**" stays: what it would undo is not a known segment
         if part == ".." and prev and prev not in ("..", ".", "**"):
             out.pop()
             continue
         out.append(part)
-    return out or [""]
+    return out or [""]  # "a/.." optimises to nothing, which minimatch keeps as one empty segment
 
 
 # one segment that is not "." or ".." (which "**" never crosses), and a run of them
@@ -116,10 +117,12 @@ class Minimatch:
         self._slow: list[list[Part]] = []
         self.base_source: str | None = None
         self.whole_source: str | None = None
-        if self.comment or self.empty:
+        if self.comment or self.empty:  # "#x" matches nothing; "" matches only "" (see match)
             return
+        # each leading "!" flips the pattern: "!!a" is "a" again (minimatch's parseNegate)
         stripped = pattern.lstrip("!")
         self.negate = (len(pattern) - len(stripped)) % 2 == 1
+        # braces first, then one glob per expansion, duplicates dropped in order (minimatch's globSet)
         seen: dict[str, None] = dict.fromkeys(brace_expand(stripped))
         self.glob_parts = [_level_one_optimize(_SLASHES.split(g)) for g in seen]
         self.set = [[parse_segment(p) for p in parts] for parts in self.glob_parts]
@@ -144,8 +147,9 @@ class Minimatch:
             return False
         if self.empty:
             return f == ""
-        if f == "/" and partial:
+        if f == "/" and partial:  # the root may always hold a match
             return True
+        # the fast path: the whole-path and basename regexes, for the questions they answer exactly
         if not partial and not has_dot_segment(f):
             if self._whole is not None and self._whole.fullmatch(f):
                 return True
@@ -155,7 +159,9 @@ class Minimatch:
                     return True
             if not self._slow:
                 return False
+        # minimatch splits the path on runs of "/", so "a//b" is ["a", "b"] and "a/" is ["a", ""]
         ff = _SLASHES.split(f)
+        # matchBase compares a one-segment pattern with the last non-empty segment ("a/b/" → "b")
         filename = ff[-1]
         if not filename:
             for seg in reversed(ff[:-1]):
@@ -163,7 +169,7 @@ class Minimatch:
                     filename = seg
                     break
         for pattern in self._slow if not partial and not has_dot_segment(f) else self.set:
-            file = [filename] if len(pattern) == 1 else ff
+            file = [filename] if len(pattern) == 1 else ff  # matchBase applies to one-segment patterns only
             if GLOBSTAR in pattern:
                 hit = self._match_globstar(file, pattern, partial, 0, 0)
             else:
@@ -173,10 +179,12 @@ class Minimatch:
         return False
 
     def _match_globstar(self, file: list[str], pattern: list[Part], partial: bool, fi: int, pi: int) -> bool:
+        """minimatch 10's ``#matchGlobstar``: the part before the first ``**`` (head), after the last (tail),
+        and the sections between, each placed as early as it fits; ``**`` never crosses ``.`` or ``..``."""
         first = pattern.index(GLOBSTAR, pi)
         last = len(pattern) - 1 - pattern[::-1].index(GLOBSTAR)
         head = pattern[pi:first]
-        if partial:
+        if partial:  # a folder that may still lead to a match: nothing after the first "**" must fit yet
             body, tail = pattern[first + 1 :], []
         else:
             body, tail = pattern[first + 1 : last], pattern[last + 1 :]
@@ -192,12 +200,14 @@ class Minimatch:
             if _match_one(file, tail, partial, tail_start, 0):
                 tail_match = len(tail)
             else:
+                # a path ending in "/" has an empty last segment: the tail may match just before it
                 if file[-1] != "" or fi + len(tail) == len(file):
                     return False
                 if not _match_one(file, tail, partial, tail_start - 1, 0):
                     return False
                 tail_match = len(tail) + 1
         if not body:
+            # a lone "**" (or "**" between head and tail) must stand for at least one segment, none "." or ".."
             saw_some = bool(tail_match)
             for f in file[fi : len(file) - tail_match]:
                 saw_some = True
@@ -238,9 +248,10 @@ def _match_sections(
                 return False
         return saw_tail
     body, after = sections[bi], afters[bi]
+    # True: matched; False: can never match (a "." or ".." in the way); None: not here, try further on
     while fi <= after:
         hit = _match_one(file[: fi + len(body)], body, partial, fi, 0)
-        if hit and depth < MAX_GLOBSTAR_RECURSION:
+        if hit and depth < MAX_GLOBSTAR_RECURSION:  # minimatch's cap on nested "**" sections (its maxGlobstarRecursion)
             sub = _match_sections(file, sections, afters, fi + len(body), bi + 1, partial, depth + 1, saw_tail)
             if sub is not False:
                 return sub
@@ -259,6 +270,7 @@ def _match_one(file: list[str], pattern: list[Part], partial: bool, fi: int, pi:
         pi += 1
     if fi == fl and pi == pl:
         return True
-    if fi == fl:
+    if fi == fl:  # the path ran out first: a folder on the way to a match, when asked partially
         return partial
+    # the pattern ran out first: "a/*" matches "a/b/" (one trailing empty segment), never "a/b/c"
     return fi == fl - 1 and file[fi] == ""

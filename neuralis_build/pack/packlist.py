@@ -10,6 +10,7 @@ from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.pack.collate import sort_packlist
 from neuralis_build.pack.fields import files_diagnostics, files_rules, js_string, js_truthy, normalize_bin
+from neuralis_build.pack.rules import parse_rules
 from neuralis_build.pack.walker import (
     DEFAULT,
     IGNORE_FILES,
@@ -19,8 +20,8 @@ from neuralis_build.pack.walker import (
     Walker,
     WalkError,
     WalkTooDeep,
-    parse_rules,
 )
+from neuralis_build.ui.outdir import BUILD_LEFTOVERS
 
 NB1716 = code("NB1716", "walk-failed", "a file npm would read while listing the package cannot be read")
 NB1717 = code(
@@ -42,15 +43,8 @@ ALWAYS = (
     "/bun.lockb",
 )
 
-BUILD_LEFTOVERS = (
-    "/dist/.app-*",
-    "/dist/.server-*",
-    "/dist/.routes-old-*",
-    "/dist/src/.events-old-*",
-)
-"""The hidden folders ``neuralis-build ui`` stages a build in beside its outputs (ui/build.py, ui/events.py,
-ui/outdir.py). A killed build leaves them behind, holding a tsconfig with the build machine's absolute path;
-unlike npm, pack never ships them, whatever ``files`` says (a strict rule, so nothing re-includes them)."""
+# Unlike npm, pack never ships what a killed `neuralis-build ui` left (ui/outdir.py's BUILD_LEFTOVERS,
+# the one list of its staging names), whatever ``files`` says: a strict rule, so nothing re-includes them.
 
 
 def _process_package(root: Path, manifest: dict[str, Any]) -> Callable[[Walker], None]:

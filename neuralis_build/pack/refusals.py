@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, code, has_errors
 from neuralis_build.errors import DiagnosedError
-from neuralis_build.hostprofile import HostProfile
-from neuralis_build.pack.coverage import NB1706, files_entry_diagnostics, output_diagnostics
+from neuralis_build.judged import JudgedPackage
+from neuralis_build.manifest.sections.outputs import NB1615
+from neuralis_build.pack.coverage import NB1706, declared_outputs, files_entry_diagnostics, output_diagnostics
 from neuralis_build.pack.exports import exports_diagnostics
 from neuralis_build.pack.fields import files_diagnostics, identity_diagnostics, js_truthy
 from neuralis_build.pack.packlist import packlist_exact
 from neuralis_build.pack.tarball import PackResult
 from neuralis_build.package import MANIFEST, Package
-from neuralis_build.trust import Trust
 
 NB1709 = code("NB1709", "bundled-dependencies", "bundleDependencies are not packed by neuralis-build pack")
 NB1710 = code("NB1710", "workspaces-root", "a workspace root is not packed by neuralis-build pack")
@@ -94,20 +94,26 @@ def script_diagnostics(manifest: dict[str, Any]) -> list[Diagnostic]:
     ]
 
 
-def pack_refusals(
-    package: Package, files: list[str], trust: Trust, host: HostProfile | None = None
-) -> list[Diagnostic]:
+def pack_refusals(judged: JudgedPackage, files: list[str]) -> list[Diagnostic]:
     """Every reason to refuse packing ``files`` (npm's list for the package), warnings included."""
-    from neuralis_build.check import check_package
-
-    found = list(check_package(package, trust, host).diagnostics)
+    package = judged.package
+    assert package is not None
+    found = [_as_pack_sees_it(d) for d in judged.diagnostics]
     # check already names an output that was never built (NB16xx) at the same pointer: say it once
-    judged = {d.pointer for d in found if d.severity == "error"}
-    found += files_entry_diagnostics(package, files)
-    found += [d for d in output_diagnostics(package, files) if not (d.code == NB1706.id and d.pointer in judged)]
+    reported = {d.pointer for d in found if d.severity == "error"}
+    outputs = declared_outputs(judged)
+    found += files_entry_diagnostics(package, files, outputs)
+    found += [d for d in output_diagnostics(judged, files) if not (d.code == NB1706.id and d.pointer in reported)]
     found += exports_diagnostics(package.manifest, files)
     found += script_diagnostics(package.manifest)
     return _in_file_order([package.locate(d) for d in found])
+
+
+def _as_pack_sees_it(d: Diagnostic) -> Diagnostic:
+    """check warns about a stale build; pack refuses it, since the tarball would ship the old build."""
+    if d.code != NB1615.id:
+        return d
+    return replace(d, severity="error", hint=f"{d.hint}, then pack again (a prepack script that builds does it)")
 
 
 def _in_file_order(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -120,7 +126,6 @@ class Prepack:
     """npm's file list for a package and every diagnostic about packing it."""
 
     files: list[str]
-    exact_order: bool
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -128,18 +133,18 @@ class Prepack:
         return not has_errors(self.diagnostics)
 
 
-def prepare_pack(package: Package, trust: Trust, host: HostProfile | None = None) -> Prepack:
-    """List the package as npm would and judge it; a list that cannot be computed comes back empty."""
+def prepare_pack(judged: JudgedPackage) -> Prepack:
+    """List the judged package as npm would and judge the packing; a list that cannot be computed comes back empty."""
+    package = judged.package
+    assert package is not None, "pack takes a package whose package.json was read"
     shape = [package.locate(d) for d in shape_diagnostics(package)]
     if has_errors(shape):
-        from neuralis_build.check import check_package
-
-        return Prepack([], False, shape + list(check_package(package, trust, host).diagnostics))
+        return Prepack([], shape + list(judged.diagnostics))
     try:
-        files, exact = packlist_exact(package.root, package.manifest)
+        files, _ = packlist_exact(package.root, package.manifest)  # pack_package says when the order is not exact
     except DiagnosedError as exc:
-        return Prepack([], False, shape + exc.diagnostics)
-    return Prepack(files, exact, _in_file_order(shape + pack_refusals(package, files, trust, host)))
+        return Prepack([], shape + exc.diagnostics)
+    return Prepack(files, _in_file_order(shape + pack_refusals(judged, files)))
 
 
 def tarball_diagnostics(result: PackResult) -> list[Diagnostic]:

@@ -6,12 +6,12 @@ import base64
 import hashlib
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
+from neuralis_build.atomic import write_bytes
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, UsageError
 from neuralis_build.pack.collate import sort_listing
@@ -206,15 +206,8 @@ def write_tarball(result: PackResult, out_dir: Path) -> Path:
     except OSError as exc:
         raise UsageError(f"{out_dir}: cannot create the folder ({exc.strerror})") from None
     target = out_dir / result.disk_filename
-    temp = out_dir / f".{result.disk_filename}.{secrets.token_hex(6)}.tmp"
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(result.tgz)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temp, target)
+        write_bytes(target, result.tgz)
     except OSError as exc:
-        temp.unlink(missing_ok=True)
         raise UsageError(f"{target}: cannot write the tarball ({exc.strerror})") from None
     return target

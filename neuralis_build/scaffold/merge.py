@@ -10,18 +10,18 @@ make it invalid JSON, so the template's side goes to a ``.rej`` file instead).
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.errors import UsageError
+from neuralis_build.errors import SubprocessError
 from neuralis_build.jsonpointer import join
+from neuralis_build.process import run, which
 
 _ABSENT: Any = object()  # a key one side does not have (None is JSON null)
-_GIT_TIMEOUT = 60
+GIT_TIMEOUT = 60.0
+"""Seconds one git call may take (a merge of two template files takes milliseconds)."""
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,7 @@ class Merged:
 
 def merge_text(yours: bytes, base: bytes, theirs: bytes, *, labels: tuple[str, str, str]) -> Merged:
     """Merge with ``git merge-file`` (diff3 semantics, conflict markers labelled with ``labels``)."""
-    git = shutil.which("git")
-    if git is None:
-        raise UsageError("neuralis update needs git for its three-way merge (git merge-file)", hint="install git")
+    git = which("git", "neuralis update needs git for its three-way merge (git merge-file): install git")
     with tempfile.TemporaryDirectory(prefix="neuralis-merge-") as tmp:
         paths = []
         for name, data in (("yours", yours), ("base", base), ("theirs", theirs)):
@@ -45,16 +43,14 @@ def merge_text(yours: bytes, base: bytes, theirs: bytes, *, labels: tuple[str, s
             path.write_bytes(data)
             paths.append(str(path))
         command = [git, "merge-file", "-p", "-L", labels[0], "-L", labels[1], "-L", labels[2], *paths]
-        try:
-            done = subprocess.run(command, capture_output=True, timeout=_GIT_TIMEOUT, check=False)
-        except subprocess.TimeoutExpired:
-            raise UsageError(f"git merge-file took longer than {_GIT_TIMEOUT} s") from None
+        done = run(command, timeout=GIT_TIMEOUT)
     # merge-file exits with the number of conflicts (capped at 127), negative or >127 on an error.
     if done.returncode < 0 or done.returncode > 127:
-        message = done.stderr.decode("utf-8", "replace").strip()
-        raise UsageError(f"git merge-file failed: {message or done.returncode}")
-    count = _count_markers(done.stdout, labels[0])
-    return Merged(done.stdout, tuple(f"conflict {i + 1}" for i in range(count)))
+        raise SubprocessError(
+            f"git merge-file failed: {done.stderr.strip() or done.returncode}", command=command, output=done.stderr
+        )
+    count = _count_markers(done.out, labels[0])
+    return Merged(done.out, tuple(f"conflict {i + 1}" for i in range(count)))
 
 
 def _count_markers(merged: bytes, yours_label: str) -> int:

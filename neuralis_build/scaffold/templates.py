@@ -80,7 +80,7 @@ def list_templates(root: Path | None = None) -> list[Template]:
 
 def get_template(name: str, root: Path | None = None) -> Template:
     """The template called ``name``; an unknown name is a usage error that lists the real ones."""
-    from neuralis_build.manifest.shape import suggest
+    from neuralis_build.manifest.checker import suggest
 
     templates = list_templates(root)
     for template in templates:

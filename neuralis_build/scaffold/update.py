@@ -9,15 +9,16 @@ template's own changes arrive. Nothing is written until every file is planned.
 from __future__ import annotations
 
 import json
-import subprocess
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from neuralis_build import __version__
-from neuralis_build.errors import UsageError, UserError
+from neuralis_build.errors import SubprocessError, UsageError, UserError
+from neuralis_build.process import run
 from neuralis_build.scaffold.history import templates_at
-from neuralis_build.scaffold.merge import Merged, merge_json, merge_text
+from neuralis_build.scaffold.merge import GIT_TIMEOUT, Merged, merge_json, merge_text
 from neuralis_build.scaffold.render import RECORD, PlannedFile
 from neuralis_build.scaffold.templates import get_template
 
@@ -107,21 +108,17 @@ def read_record(root: Path) -> Record:
 
 def dirty_files(root: Path) -> list[str] | None:
     """Uncommitted changes under ``root`` in its git work tree; None when it is not in one (or git is absent)."""
-    try:
-        inside = subprocess.run(
-            ["git", "rev-parse", "--is-inside-work-tree"], cwd=root, capture_output=True, text=True, timeout=60
-        )
-        if inside.returncode != 0 or inside.stdout.strip() != "true":
-            return None
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=all", "--", "."],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+    git = shutil.which("git")
+    if git is None:
+        return None  # no git, no work tree to guard: the update can be reviewed by its --dry-run
+    inside = run([git, "rev-parse", "--is-inside-work-tree"], cwd=root, timeout=GIT_TIMEOUT)
+    if inside.returncode != 0 or inside.stdout.strip() != "true":
         return None
+    status = run([git, "status", "--porcelain", "--untracked-files=all", "--", "."], cwd=root, timeout=GIT_TIMEOUT)
+    if status.returncode != 0:
+        raise SubprocessError(
+            "git status failed in the package's work tree", command=status.command, output=status.stderr
+        )
     return [line[3:] for line in status.stdout.splitlines() if line.strip()]
 
 
@@ -149,10 +146,15 @@ def _by_path(files: list[PlannedFile]) -> dict[str, bytes]:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
-    except OSError:
+    """The author's file, or None when there is none; one that is there but cannot be read stops the update."""
+    if not path.is_file() or path.is_symlink():
         return None
+    try:
+        return path.read_bytes()
+    except OSError as exc:  # taking it for absent would write the template's over it
+        raise UsageError(
+            f"{path}: cannot be read ({exc.strerror or exc})", hint="fix its permissions, then update"
+        ) from None
 
 
 def _changes(

@@ -100,7 +100,7 @@ def _remove_empty(folders: Sequence[Path]) -> None:
         try:
             folder.rmdir()
         except OSError:
-            pass
+            continue  # not empty: something else wrote into it meanwhile, and that is not ours to delete
 
 
 def _write_new(plan: WritePlan) -> None:
@@ -143,19 +143,40 @@ def _write_into(plan: WritePlan) -> None:
             backup.parent.mkdir(parents=True, exist_ok=True)
             os.replace(dest, backup)
             placed.append((dest, backup))
-    except BaseException:
-        for dest, backup in reversed(placed):
-            try:
-                if backup is not None:
-                    os.replace(backup, dest)
-                elif os.path.lexists(dest):
-                    dest.unlink()
-            except OSError:
-                pass
+    except BaseException as exc:
+        stuck = _roll_back(placed)
         _remove_empty(created)
+        if stuck:  # the staging folder keeps the author's previous files: never delete the only copy
+            raise RollbackFailed(plan.target, staging, stuck, exc) from exc
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    shutil.rmtree(staging, ignore_errors=True)
+    shutil.rmtree(staging, ignore_errors=True)  # the write is done; a hidden leftover holds only copies
+
+
+class RollbackFailed(UsageError):
+    """A write failed and some files could not be put back: the message says where their old content waits."""
+
+    def __init__(self, target: Path, staging: Path, stuck: Sequence[tuple[str, str]], cause: BaseException) -> None:
+        why = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
+        listed = "; ".join(f"{path} ({reason})" for path, reason in stuck)
+        super().__init__(
+            f"could not write the package into {target} ({why}), and could not put back {listed}",
+            hint=f"the previous content of each is in {staging / 'backup'}: move it back by hand",
+        )
+
+
+def _roll_back(placed: Sequence[tuple[Path, Path | None]]) -> list[tuple[str, str]]:
+    """Put every replaced file back and remove every new one; (path, why) of each that could not be."""
+    stuck = []
+    for dest, backup in reversed(placed):
+        try:
+            if backup is not None:
+                os.replace(backup, dest)
+            elif os.path.lexists(dest):
+                dest.unlink()
+        except OSError as exc:
+            stuck.append((str(dest), exc.strerror or str(exc)))
+    return stuck
 
 
 def write_plan(plan: WritePlan) -> None:

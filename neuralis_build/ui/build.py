@@ -9,30 +9,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError, UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package
 from neuralis_build.ui import outdir as folders
-from neuralis_build.ui.declaration import OUT_CSS, OUT_DIR, OUT_JS, check_declaration, manifest_diag
+from neuralis_build.ui.buildrecord import RECORD as BUILD_RECORD
+from neuralis_build.ui.buildrecord import hash_inputs
+from neuralis_build.ui.buildrecord import render as render_build_record
+from neuralis_build.ui.declaration import OUT_CSS, OUT_JS, check_declaration
 from neuralis_build.ui.driver import Built, run_build, write_tsconfig
+from neuralis_build.ui.entry import find_entry
 from neuralis_build.ui.env import Mode, define_args
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
 from neuralis_build.ui.imports import Scope, check_imports, scope_of
-from neuralis_build.ui.record import (
-    NB1607,
-    NB1610,
-    RECORD_NAME,
-    SharedImportsRecord,
-    install_export_problem,
-    react_major_problem,
-)
-from neuralis_build.ui.resolve import declared_react_major, installed_react_major
+from neuralis_build.ui.outdir import OUT_DIR
+from neuralis_build.ui.react import react_major, react_problems
+from neuralis_build.ui.record import RECORD_NAME, SharedImportsRecord
+from neuralis_build.ui.verdict import NB1610, install_export_problem
 
-__all__ = ["OUT_CSS", "OUT_DIR", "OUT_JS", "UiBuildResult", "build_ui", "esbuild_args", "find_entry"]
-
-NB1902 = code("NB1902", "ui-entry-missing", "the package has no UI module entry src/app/host.{tsx,ts,jsx,js}")
-NB1912 = code("NB1912", "ui-entry-outside", "the UI entry lies outside the package")
+__all__ = ["OUT_CSS", "OUT_DIR", "OUT_JS", "UiBuildResult", "build_ui", "esbuild_args"]
 
 
 @dataclass(frozen=True)
@@ -64,32 +60,6 @@ class UiBuildResult:
     def discard(self) -> None:
         if self.staged is not None:
             folders.remove(self.staged)
-
-
-def find_entry(package: Package, entry: str | None = None) -> str:
-    """The UI entry: ``entry`` when given (package-relative), else src/app/host.{tsx,ts,jsx,js}."""
-    if entry is None:
-        found = package.contract.ui_entry
-        if found is None:
-            hint = "create src/app/host.tsx exporting install<Name>HostComponents, or pass --entry"
-            problem = Diagnostic(
-                "error", NB1902.id, "src/app/host.tsx", "", "no src/app/host.tsx, host.ts, host.jsx or host.js", hint
-            )
-            raise DiagnosedError("nothing to bundle: the package has no UI module entry", [problem])
-        return found.path
-    path = (package.root / entry).resolve()
-    if not path.is_relative_to(package.root):
-        problem = Diagnostic(
-            "error", NB1912.id, entry, "", f"{entry} is outside {package.root}", "name a file inside the package"
-        )
-        raise DiagnosedError("the UI entry lies outside the package", [problem])
-    if not path.is_file():
-        hint = "pass an existing file to --entry"
-        raise DiagnosedError(
-            "the UI entry does not exist",
-            [Diagnostic("error", NB1902.id, entry, "", f"{entry} does not exist", hint)],
-        )
-    return path.relative_to(package.root).as_posix()
 
 
 def esbuild_args(
@@ -125,37 +95,6 @@ def esbuild_args(
     return args
 
 
-def _react_major(package: Package) -> int | None:
-    major = installed_react_major(package.root)
-    return major if major is not None else declared_react_major(package.manifest)
-
-
-def _react_problems(package: Package, record: SharedImportsRecord, host: HostProfile) -> list[Diagnostic]:
-    """The host's React rule (NB1607, NB1608), located at the line of package.json that decides it."""
-    problem = react_major_problem(record, host)
-    if problem is None:
-        return []
-    c = problem[0]
-    if c is NB1607:
-        declared = [k for k in ("devDependencies", "dependencies", "peerDependencies") if _has_react(package, k)]
-        pointer = f"/{declared[0]}/react" if declared else "/devDependencies"
-        message = f"the package resolves React {record.react_major}, but the host provides React {host.react_major}"
-        hint = f"move react to ^{host.react_major}.0.0 and reinstall, or build for another host with --host"
-    else:
-        pointer = "/devDependencies"
-        message = "the bundle reads React, but no react is installed and package.json declares no single-major range"
-        hint = (
-            f'install it (npm install --save-dev react@{host.react_major}) or declare "react": '
-            f'"^{host.react_major}.0.0" in devDependencies or peerDependencies'
-        )
-    return [manifest_diag(package, c, pointer, message, hint)]
-
-
-def _has_react(package: Package, key: str) -> bool:
-    deps = package.manifest.get(key)
-    return isinstance(deps, dict) and "react" in deps
-
-
 def build_ui(
     package: Package,
     *,
@@ -179,7 +118,7 @@ def build_ui(
     entry_rel = find_entry(package, entry)
     scope = scope_of(package, host, published)
     runner = esbuild or find_esbuild(root)
-    staged = folders.staging_dir(root / "dist", ".app-")
+    staged = folders.staging_dir(root / folders.DIST, folders.UI_STAGING)
     try:
         job = _Job(package, host, scope, runner, staged, entry_rel, minify, sourcemap, mode)
         result = job.run()
@@ -246,7 +185,7 @@ class _Job:
             built = self.esbuild(True)  # CSS modules outside src/: scoping needs the maps
         required = required_ids(self._out(built), self.scope.allowed)
         out = self._out(built)
-        warnings = list(built.warnings)
+        warnings = [*self.scope.warnings, *built.warnings]
         js = (self.staged / "host.js").read_text("utf-8")
         warnings += self._env(js, built)
         problems = check_imports(self.package.root, built.meta, out, self.scope, self.entry)
@@ -256,15 +195,22 @@ class _Job:
             problems.append(Diagnostic("error", NB1610.id, self.entry, "", *missing))
         imported = {i["path"] for i in out.get("imports", []) if i.get("external")} | set(required)
         shared = tuple(sorted(imported & self.scope.allowed))
-        record = SharedImportsRecord(self.host.host_api_version, _react_major(self.package), shared)
-        problems += _react_problems(self.package, record, self.host)
+        record = SharedImportsRecord(self.host.host_api_version, react_major(self.package), shared)
+        problems += react_problems(self.package, record, self.host)
         problems += check_declaration(self.package, "cssBundle" in out)
         if problems:
             raise DiagnosedError(not_written(len(problems)), problems + warnings)
         self._finish(built.meta, css_modules, required)
         (self.staged / RECORD_NAME).write_text(record.dumps(), encoding="utf-8")
+        read = hash_inputs(self.package.root, built.meta.get("inputs", {}))
+        (self.staged / BUILD_RECORD).write_text(render_build_record({"host.js": read}), encoding="utf-8")
         folders.normalize_modes(self.staged)
-        outputs = sorted(f"{OUT_DIR}/{p.relative_to(self.staged).as_posix()}" for p in _files(self.staged))
+        # the build record is the build's own bookkeeping, not an output of the module
+        outputs = sorted(
+            f"{OUT_DIR}/{p.relative_to(self.staged).as_posix()}"
+            for p in _files(self.staged)
+            if p != self.staged / BUILD_RECORD
+        )
         inputs = tuple(sorted(built.meta.get("inputs", {})))
         return UiBuildResult(
             self.package.root, self.entry, tuple(outputs), record, exports, warnings, self.mode, self.staged, inputs
@@ -282,7 +228,7 @@ class _Job:
             return []
         map_path = self.staged / "host.js.map"
         if not map_path.is_file():  # locate them through a map of the same build, written aside
-            probe = folders.staging_dir(self.package.root / "dist", ".app-")
+            probe = folders.staging_dir(self.package.root / folders.DIST, folders.UI_STAGING)
             try:
                 job = _Job(**{**self.__dict__, "staged": probe, "sourcemap": False})
                 job.esbuild(True)

@@ -7,21 +7,15 @@ from typing import Any
 
 from neuralis_build.diagnostics import Code, Diagnostic, code
 from neuralis_build.package import MANIFEST, Package
+from neuralis_build.ui.outdir import OUT_DIR
 
 NB1908 = code("NB1908", "ui-module-undeclared", "package.json declares no neuralis.app.module for the built module")
 NB1909 = code("NB1909", "ui-module-entry", "app.module.entry does not name the module the build emits")
 NB1910 = code("NB1910", "ui-module-css", "app.module.css does not match whether the build emits a stylesheet")
 
-OUT_DIR = "dist/app"
 OUT_JS = f"{OUT_DIR}/host.js"
 OUT_CSS = f"{OUT_DIR}/host.css"
 MODULE = "/neuralis/app/module"
-
-
-def _module_block(package: Package) -> dict[str, Any] | None:
-    app = package.block.get("app") if package.block else None
-    module = app.get("module") if isinstance(app, dict) else None
-    return module if isinstance(module, dict) else None
 
 
 def _line(package: Package, pointer: str) -> int | None:
@@ -35,7 +29,7 @@ def manifest_diag(package: Package, c: Code, pointer: str, message: str, hint: s
 
 def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
     """The build fails when app.module does not match what it emitted; hints name the line to change."""
-    module = _module_block(package)
+    module = package.module
     if module is None:
         return [
             manifest_diag(

@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from neuralis_build.errors import NeuralisError
-from neuralis_build.ui.esbuild import (
-    ESBUILD_VERSION,
-    NPM_HINT,
-    OVERRIDE_ENV,
-    cached_esbuild,
-    find_esbuild,
-    sha256_file,
-    target,
-)
+from neuralis_build.process import run
+from neuralis_build.ui.binary import ESBUILD_VERSION, NPM_HINT, sha256_file, target
+from neuralis_build.ui.esbuild import OVERRIDE_ENV, PROBE_TIMEOUT, cached_esbuild, find_esbuild
 
 
 @dataclass(frozen=True)
@@ -39,11 +32,9 @@ def _version_of(name: str, hint: str) -> ToolStatus:
     if path is None:
         return ToolStatus(name, False, note=hint)
     try:
-        done = subprocess.run(
-            [path, "--version"], capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=60
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return ToolStatus(name, False, path=path, note=f"{path} --version failed: {exc}")
+        done = run([path, "--version"], timeout=PROBE_TIMEOUT)
+    except NeuralisError as exc:  # it cannot start, or it hangs: say so in the report, never wait
+        return ToolStatus(name, False, path=path, note=f"{path} --version failed: {exc.message}")
     if done.returncode != 0:
         return ToolStatus(name, False, path=path, note=f"{path} --version failed: {done.stderr.strip()}")
     return ToolStatus(name, True, done.stdout.strip().splitlines()[0] if done.stdout.strip() else "", path)

@@ -9,14 +9,20 @@ from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError
-from neuralis_build.package import Package
+from neuralis_build.package import Package, events_of
+from neuralis_build.ui.buildrecord import RECORD, hash_inputs, render
 from neuralis_build.ui.driver import run_build
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
-from neuralis_build.ui.outdir import normalize_modes, remove, staging_dir, swap_in
-
-EVENTS_OUT = "dist/src/events"
-ROUTES_OUT = "dist/routes"
-REQUIRED_EXPORTS = ("subject", "visible")
+from neuralis_build.ui.outdir import (
+    DIST,
+    EVENTS_OUT,
+    ROUTES_OUT,
+    SERVER_STAGING,
+    normalize_modes,
+    remove,
+    staging_dir,
+    swap_in,
+)
 
 
 @dataclass(frozen=True)
@@ -52,12 +58,7 @@ class EventsBuildResult:
 
 def declared_subjects(package: Package) -> list[tuple[int, str]]:
     """(index, subject) of every ``neuralis.events[]`` entry with a string subject."""
-    events = package.block.get("events") if package.block else None
-    if not isinstance(events, list):
-        return []
-    return [
-        (i, e["subject"]) for i, e in enumerate(events) if isinstance(e, dict) and isinstance(e.get("subject"), str)
-    ]
+    return [(i, e["subject"]) for i, e in events_of(package.block) if isinstance(e.get("subject"), str)]
 
 
 def has_sources(package: Package) -> bool:
@@ -69,8 +70,8 @@ def has_sources(package: Package) -> bool:
 def check_sources(package: Package) -> None:
     """Refuse declared subjects without src/events/<subject>.ts: check's own rule (NB0706), run here."""
     from neuralis_build.diagnostics import Diagnostics
+    from neuralis_build.manifest.checker import Checker
     from neuralis_build.manifest.sections.events import NB0706, _subject_sources
-    from neuralis_build.manifest.shape import Checker
 
     block = package.block
     if not isinstance(block, dict):
@@ -95,7 +96,7 @@ def compile_events(package: Package, *, esbuild: EsbuildRunner | None = None, co
     if not events and not routes:
         return EventsBuildResult((), {})
     runner = esbuild or find_esbuild(root)
-    staged = staging_dir(root / "dist", ".server-")
+    staged = staging_dir(root / DIST, SERVER_STAGING)
     try:
         meta_path = staged / "meta.json"
         outdir = staged.relative_to(root).as_posix()
@@ -112,6 +113,7 @@ def compile_events(package: Package, *, esbuild: EsbuildRunner | None = None, co
         built = run_build(runner, root, args, meta_path, "the event subjects and routes")
         meta_path.unlink()
         exports = _exports(built.meta, outdir)
+        _record_inputs(root, built.meta, outdir, staged)
         problems = _check_exports(exports)
         if problems:
             raise DiagnosedError("event subjects do not export what the platform calls", problems + built.warnings)
@@ -124,6 +126,18 @@ def compile_events(package: Package, *, esbuild: EsbuildRunner | None = None, co
     return result
 
 
+def _record_inputs(root: Path, meta: Mapping[str, Any], outdir: str, staged: Path) -> None:
+    """What each compiled event subject read, beside it (see ``buildrecord``); routes are not declared outputs."""
+    prefix = f"{outdir}/src/events/"
+    read = {
+        path[len(prefix) :]: hash_inputs(root, info.get("inputs", {}))
+        for path, info in meta.get("outputs", {}).items()
+        if path.startswith(prefix) and path.endswith(".js")
+    }
+    if read:
+        (staged / "src/events" / RECORD).write_text(render(read), encoding="utf-8")
+
+
 def _exports(meta: Mapping[str, Any], outdir: str) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for path, info in meta.get("outputs", {}).items():
@@ -134,7 +148,7 @@ def _exports(meta: Mapping[str, Any], outdir: str) -> dict[str, tuple[str, ...]]
 
 def _check_exports(exports: Mapping[str, tuple[str, ...]]) -> list[Diagnostic]:
     """The host's rule on a compiled subject (NB1613, the one check applies), located at its source."""
-    from neuralis_build.ui.record import NB1613, event_exports_problem
+    from neuralis_build.ui.verdict import NB1613, event_exports_problem
 
     problems = []
     for out, names in exports.items():

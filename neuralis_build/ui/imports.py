@@ -27,6 +27,7 @@ class Scope(NamedTuple):
     shared: frozenset[str]
     published: Mapping[str, str]  # id -> publishing package name
     ui_packages: Mapping[str, Path | None]  # name -> folder when installed
+    warnings: tuple[Diagnostic, ...] = ()  # dependencies whose package.json could not be read
 
     @property
     def allowed(self) -> frozenset[str]:
@@ -43,13 +44,13 @@ def scope_of(package: Package, host: HostProfile, published: Mapping[str, str] |
     """The scope of a build: ``published`` when given, else what the installed UI packages publish."""
     installed = installed_ui_packages(package.root, exclude=package.name)
     if published is None:
-        published = {pid: pkg.name for pkg in installed.values() for pid in pkg.provides}
+        published = {pid: pkg.name for pkg in installed.packages.values() for pid in pkg.provides}
     own = package.name
     published = {pid: name for pid, name in sorted(published.items()) if name != own}
-    ui: dict[str, Path | None] = {name: pkg.root for name, pkg in installed.items()}
+    ui: dict[str, Path | None] = {name: pkg.root for name, pkg in installed.packages.items()}
     for name in published.values():
         ui.setdefault(name, None)
-    return Scope(frozenset(host.shared_modules), published, ui)
+    return Scope(frozenset(host.shared_modules), published, ui, tuple(installed.diagnostics(package.root)))
 
 
 def importers(meta: Mapping[str, Any], module_id: str) -> list[str]:

@@ -15,8 +15,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.package import module_of
 from neuralis_build.regularfile import read_regular
-from neuralis_build.strictjson import parse
+from neuralis_build.strictjson import JSONRefused, parse
+
+NB1917 = code(
+    "NB1917", "dependency-manifest-unreadable", "an installed dependency's package.json cannot be read as Node reads it"
+)
 
 
 class UiPackage(NamedTuple):
@@ -65,26 +71,37 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _module_block(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
-    block = manifest.get("neuralis")
-    app = block.get("app") if isinstance(block, dict) else None
-    module = app.get("module") if isinstance(app, dict) else None
-    return module if isinstance(module, dict) else None
+class Unreadable(Exception):
+    """A dependency's package.json that cannot be read as Node reads it: the file and why."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(f"{path}: {why}")
+        self.path = path
+        self.why = why
 
 
 def ui_package(name: str, folder: Path) -> UiPackage | None:
-    """The package in ``folder`` as a UI-module package, or None when it ships no UI module."""
+    """The package in ``folder`` as a UI-module package, or None when it ships no UI module.
+
+    A package.json that mentions ``"neuralis"`` but cannot be read raises :class:`Unreadable`: the host
+    could not load it either, and whoever builds against it is told (NB1917), never left to guess.
+    """
+    path = folder / "package.json"
     try:
-        raw = read_regular(folder / "package.json")  # a FIFO is refused, never waited on
-    except OSError:
-        return None
+        raw = read_regular(path)  # a FIFO is refused, never waited on
+    except FileNotFoundError:
+        return None  # a folder that is no package (a scope's leftover, a cache)
+    except OSError as exc:
+        raise Unreadable(path, exc.strerror or str(exc)) from None
     if b'"neuralis"' not in raw:  # cheap: most of node_modules is not Neuralis
         return None
     try:
         manifest = parse(raw.decode("utf-8-sig"))  # npm strips a byte-order mark
-    except ValueError:  # not JSON Node reads, too deep, or not UTF-8 (UnicodeDecodeError)
-        return None
-    module = _module_block(manifest) if isinstance(manifest, dict) else None
+    except UnicodeDecodeError as exc:
+        raise Unreadable(path, f"not UTF-8 text (byte {exc.start})") from None
+    except JSONRefused as exc:  # not JSON Node reads, or too deep
+        raise Unreadable(path, f"not valid JSON: {exc.problems[0].message}") from None
+    module = module_of(manifest.get("neuralis")) if isinstance(manifest, dict) else None
     if module is None:
         return None
     provides = module.get("provides")
@@ -93,10 +110,33 @@ def ui_package(name: str, folder: Path) -> UiPackage | None:
     return UiPackage(name, folder, own)
 
 
-def installed_ui_packages(start: Path, *, exclude: str | None = None) -> dict[str, UiPackage]:
+class InstalledUi(NamedTuple):
+    """The UI-module packages Node would resolve from a folder, and the package.json files it could not read."""
+
+    packages: dict[str, UiPackage]
+    unreadable: tuple[Unreadable, ...] = ()
+
+    def diagnostics(self, root: Path) -> list[Diagnostic]:
+        """A warning naming each unreadable package.json (relative to ``root``, the package being judged)."""
+        return [
+            Diagnostic(
+                "warning",
+                NB1917.id,
+                os.path.relpath(u.path, root).replace(os.sep, "/"),
+                "",
+                f"{os.path.relpath(u.path, root)} cannot be read ({u.why}), so the ids it may publish in "
+                "app.module.provides are not known",
+                "reinstall the dependency (npm install), or remove it if it is not needed",
+            )
+            for u in self.unreadable
+        ]
+
+
+def installed_ui_packages(start: Path, *, exclude: str | None = None) -> InstalledUi:
     """Every package Node would resolve from ``start`` that ships a UI module (nearest copy wins)."""
     seen: set[str] = set()
     found: dict[str, UiPackage] = {}
+    unreadable: list[Unreadable] = []
     for node_modules in node_modules_dirs(start):
         for name, folder in _package_dirs(node_modules):
             if name in seen:
@@ -104,10 +144,14 @@ def installed_ui_packages(start: Path, *, exclude: str | None = None) -> dict[st
             seen.add(name)
             if name == exclude:
                 continue
-            pkg = ui_package(name, folder)
+            try:
+                pkg = ui_package(name, folder)
+            except Unreadable as exc:
+                unreadable.append(exc)
+                continue
             if pkg is not None:
                 found[name] = pkg
-    return dict(sorted(found.items()))
+    return InstalledUi(dict(sorted(found.items())), tuple(unreadable))
 
 
 def resolve_package(start: Path, name: str) -> Path | None:

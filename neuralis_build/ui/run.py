@@ -10,7 +10,8 @@ from pathlib import Path
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package, load_package
-from neuralis_build.ui.build import UiBuildResult, build_ui, find_entry
+from neuralis_build.ui.build import UiBuildResult, build_ui
+from neuralis_build.ui.entry import find_entry
 from neuralis_build.ui.env import Mode
 from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
 from neuralis_build.ui.events import EventsBuildResult, check_sources, compile_events, has_sources
@@ -43,10 +44,12 @@ class PackageBuild:
 
 
 def wants_ui(package: Package, entry: str | None) -> bool:
-    """Build a UI module when the package has an entry, was given one, or declares app.module."""
-    app = package.block.get("app") if package.block else None
-    declared = isinstance(app, dict) and "module" in app
-    return entry is not None or package.contract.ui_entry is not None or declared
+    """Build a UI module when the package has an entry, was given one, or declares app.module.
+
+    ``ui`` builds for a first-party host, where nothing of app.module or events is dropped, so it reads
+    the declaration from the package model and leaves the manifest rules (and their start-up) to check.
+    """
+    return entry is not None or package.contract.ui_entry is not None or package.module is not None
 
 
 def build_package(package: Package, options: BuildOptions, esbuild: EsbuildRunner | None = None) -> PackageBuild:

@@ -158,13 +158,6 @@ def position(starts: Sequence[int], offset: int) -> tuple[int, int]:
     return line, offset - starts[line]
 
 
-def prepend_lines(text: str, lines: str, smap: SourceMap | None = None) -> str:
-    """``lines`` (ending in a newline) put before ``text``; the map's lines move down with it."""
-    if smap is not None:
-        smap.lines[:0] = [[] for _ in range(lines.count("\n"))]
-    return lines + text
-
-
 def apply_edits(text: str, edits: Iterable[Edit], smap: SourceMap | None = None) -> str:
     """``text`` with every edit applied; the map's segments after each edit move with the text."""
     ordered = sorted(edits)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,11 +55,28 @@ def watch_package(
 
     ``on_ready`` is called once the file watcher is live; the loop ends on Ctrl-C or ``stop_event``.
     """
-    import watchfiles
-
     root = Path(path).resolve()
     runner = esbuild or find_esbuild(root)
     on_result(_once(root, options, runner, ()))
+    for changed in changes_under(root, on_ready=on_ready, stop_event=stop_event, debounce_ms=debounce_ms):
+        on_result(_once(root, options, runner, changed))
+
+
+def changes_under(
+    root: Path,
+    *,
+    on_ready: Callable[[], None] | None = None,
+    stop_event: threading.Event | None = None,
+    debounce_ms: int = 80,
+) -> Iterator[tuple[str, ...]]:
+    """Each batch of changed package-relative paths under ``root`` (dist/ and node_modules/ left out), sorted.
+
+    ``on_ready`` is called once the watcher is live; the batches end on Ctrl-C or ``stop_event``.
+    ``ui --watch`` and the dev page both rebuild from these batches.
+    """
+    import watchfiles
+
+    # watchfiles' default filter already leaves out node_modules, .git and editors' swap files
     watch_filter = watchfiles.DefaultFilter(ignore_paths=[str(root / "dist")])
     ready = False
     for changes in watchfiles.watch(
@@ -68,7 +85,7 @@ def watch_package(
         debounce=debounce_ms,
         step=20,
         stop_event=stop_event,
-        rust_timeout=250,
+        rust_timeout=250,  # wake up now and then, so a stop_event is seen without a change
         yield_on_timeout=True,
         raise_interrupt=False,
     ):
@@ -76,9 +93,7 @@ def watch_package(
             ready = True
             if on_ready is not None:
                 on_ready()
-        if not changes:
-            continue
-        changed = tuple(
-            sorted({Path(p).relative_to(root).as_posix() for _, p in changes if Path(p).is_relative_to(root)})
-        )
-        on_result(_once(root, options, runner, changed))
+        if changes:
+            yield tuple(
+                sorted({Path(p).relative_to(root).as_posix() for _, p in changes if Path(p).is_relative_to(root)})
+            )

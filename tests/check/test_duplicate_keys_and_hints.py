@@ -85,7 +85,7 @@ def test_pack_refuses_a_duplicate_key_like_check(tmp_path, capsys):
     from neuralis_build.cli.build import main
 
     build_file_tree(tmp_path, {"package.json": DUPLICATED.replace('"label": "Key", ', "")})
-    assert main(["pack", str(tmp_path), "--dry-run", "--json"]) == 1
+    assert main(["pack", str(tmp_path), "--dry-run", "--json", "--trust", "first-party"]) == 1
     (element,) = json.loads(capsys.readouterr().out)
     assert [d["code"] for d in element["error"]["diagnostics"] if d["code"] == "NB0009"] == ["NB0009", "NB0009"]
 

@@ -9,7 +9,8 @@ import pytest
 
 from neuralis_build.diagnostics import Diagnostics
 from neuralis_build.manifest import htmlrefs
-from neuralis_build.manifest.shape import NB0100, Checker
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.shape import NB0100
 from tests.hostile.conftest import cli, package_json, write_package
 
 MiB = 1024 * 1024

@@ -71,7 +71,7 @@ def test_deep_nesting_is_a_located_refusal_in_check_and_pack(pkg: Path, where: s
     assert (code, has_line) == ("NB0006", True)
     assert pointer.startswith(pointer_prefix)
     assert pointer.count("/") == MAX_JSON_DEPTH  # the first value one level too deep
-    packed = cli("pack", pkg, "--dry-run", "--json")
+    packed = cli("pack", pkg, "--trust", "first-party", "--dry-run", "--json")
     assert packed.code == 1
     assert packed.codes() == ["NB0006"]
 
@@ -128,7 +128,7 @@ def test_a_lone_surrogate_is_refused_and_printed_in_every_format(pkg: Path, wher
     assert as_text.code == 1 and "error NB0007" in as_text.out and "internal error" not in as_text.err
     github = cli("check", pkg, "--trust", "first-party", "--format", "github")
     assert github.code == 1 and github.out.startswith("::error file=") and "title=NB0007" in github.out
-    packed = cli("pack", pkg, "--dry-run")
+    packed = cli("pack", pkg, "--trust", "first-party", "--dry-run")
     assert packed.code == 1 and "error NB0007" in packed.err
 
 
@@ -161,7 +161,7 @@ def test_numbers_node_would_not_read_are_refused_where_they_sit(pkg: Path, liter
         3,
         message,
     )
-    assert cli("pack", pkg, "--dry-run").code == 1
+    assert cli("pack", pkg, "--trust", "first-party", "--dry-run").code == 1
 
 
 def test_strict_parse_reports_every_problem_in_document_order():

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.ui.esbuild import _store, cached_path, find_esbuild, target
+from neuralis_build.ui.binary import cached_path, store, target
+from neuralis_build.ui.esbuild import find_esbuild
 from tests.hostile.conftest import cli, environ
 
 pytestmark = pytest.mark.e2e
@@ -32,7 +33,7 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     real = find_esbuild().path.read_bytes()
     monkeypatch.setenv("NEURALIS_BUILD_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("NEURALIS_ESBUILD_BINARY", raising=False)
-    _store(target(), real)
+    store(target(), real)
     return tmp_path / "cache"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from neuralis_build.check import check_package
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.image.contests import (
     PLATFORM,
@@ -88,6 +89,20 @@ def test_a_shadowed_tool_is_a_warning_at_its_pointer() -> None:
     assert warning.message.startswith('the tool name "deploy" is answered by aaa;')
 
 
+def test_a_shadowed_tool_after_an_overridden_one_is_warned_at_its_own_line(tmp_path: Path) -> None:
+    """Regression: the image pointed NB1820 at the wrong tool, indexing the effective block, whose tools array
+    had shifted after the inline tool a file overrides was dropped (contests.facts_of)."""
+    tools = [{"name": "acme_sync", "description": "inline"}, {"name": "deploy", "description": "D"}]
+    root = build_file_tree(
+        tmp_path,
+        {"package.json": manifest({"tools": tools}, name="zzz"), "tools/acme_sync.json": {"name": "acme_sync"}},
+    )
+    loser = facts_of(check_package(load_package(root), "first-party"))
+    contests = settle_tools([pkg("aaa", tools=("deploy",)), loser], [], [])
+    [warning] = shadow_warnings(loser, contests)
+    assert (warning.code, warning.pointer) == ("NB1820", "/neuralis/tools/1/name")  # deploy's line, not acme_sync's
+
+
 def test_facts_read_inline_and_file_tools_and_drop_first_party_fields_below_first_party(tmp_path: Path) -> None:
     block = {
         "tools": [{"name": "acme_status"}, {"name": "acme_deploy"}],
@@ -97,7 +112,7 @@ def test_facts_read_inline_and_file_tools_and_drop_first_party_fields_below_firs
     }
     root = build_file_tree(tmp_path, {"package.json": manifest(block, name="@acme/x"), "tools/acme_deploy.ts": ""})
     package = load_package(root)
-    first = facts_of(package, "first-party", block)
+    first = facts_of(check_package(package, "first-party"))
     assert first.id == "@acme/x"
     assert first.tools == (
         ("acme_deploy", "tools/acme_deploy.ts", ""),
@@ -106,7 +121,7 @@ def test_facts_read_inline_and_file_tools_and_drop_first_party_fields_below_firs
     assert first.services == (("runtime", "package.json", "/neuralis/provides/0"),)
     assert first.config_keys == (("acmeLimit", "package.json", "/neuralis/configSettings/0/key"),)
     assert first.published == ("@acme/x/app/charts",)
-    untrusted = facts_of(package, "untrusted", block)
+    untrusted = facts_of(check_package(package, "untrusted"))
     assert (untrusted.services, untrusted.config_keys, untrusted.published, untrusted.module) == ((), (), (), None)
     assert Facts.from_json(first.to_json()) == first
 

@@ -386,9 +386,11 @@ def test_the_example_packages_build_into_an_image(tmp_path: Path, npm_registry: 
     # the folders' UI modules and events were built by the image build, then packed with their files
     reports = out / "node_modules/@acme/reports"
     assert sorted(p.relative_to(reports).as_posix() for p in reports.rglob("*") if p.is_file()) == [
+        "dist/app/build-inputs.json",
         "dist/app/host.css",
         "dist/app/host.js",
         "dist/app/shared-imports.json",
+        "dist/src/events/build-inputs.json",
         "dist/src/events/report.js",
         "package.json",
     ]
@@ -496,3 +498,24 @@ def test_a_folder_is_rebuilt_so_a_stale_module_is_not_installed(tmp_path: Path, 
     assert broken_report["status"] == "refused"
     assert {d["code"][:4] for d in broken_report["diagnostics"] if d["severity"] == "error"} == {"NB19"}
     assert installed(run) == ["@acme/charts"]
+
+
+def test_each_module_is_parsed_once_check_hands_its_verdict_on(
+    tmp_path: Path, run_image: RunImage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """esbuild reads a built module once per image build: check judges it, the image asks the verdict again.
+
+    Every esbuild run goes through a wrapper that logs its arguments (NEURALIS_ESBUILD_BINARY).
+    """
+    from neuralis_build.ui.esbuild import find_esbuild
+
+    log = tmp_path / "esbuild.log"
+    wrapper = tmp_path / "esbuild"
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{find_esbuild().path}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("NEURALIS_ESBUILD_BINARY", str(wrapper))
+    write_tgz(tmp_path / "tgz", "ui.tgz", ui_package("acme-ui", RECORD))
+    done = run_image(spec_text({"source": "tgz/ui.tgz"}))
+    assert done.code == 0 and done.package("acme-ui")["module"] == {"status": "accepted", "reason": None}
+    parses = [line for line in log.read_text().splitlines() if "dist/app/host.js" in line]
+    assert len(parses) == 1, parses

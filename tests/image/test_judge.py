@@ -1,4 +1,5 @@
-"""Judging a UI module against the host: each refusal carries a reason a person can act on."""
+"""The image's verdict on a UI module: check's verdict (judged once, with esbuild), asked again with the ids
+the image's packages publish; each refusal carries a reason a person can act on."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 import pytest
 
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.image.judge import ModuleVerdict, judge_module
+from neuralis_build.image.judge import ModuleVerdict, reported
+from neuralis_build.ui.verdict import judge_module
 from tests.conftest import build_file_tree
 
 MODULE = {"entry": "dist/app/host.js"}
@@ -21,7 +23,14 @@ def judge(tmp_path: Path, record: Any, bundle: str = BUNDLE, published: tuple[st
     if record is not None:
         files["dist/app/shared-imports.json"] = record if isinstance(record, str) else json.dumps(record)
     build_file_tree(tmp_path, files)
-    return judge_module(tmp_path, MODULE, default_host_profile(), published)
+    return on_disk(tmp_path, published)
+
+
+def on_disk(root: Path, published: tuple[str, ...] = ()) -> ModuleVerdict:
+    """check's verdict (judged with the host's shared modules alone), then the image's, as image/build.py asks it."""
+    host = default_host_profile()
+    checked = judge_module(root, MODULE, host, set(host.shared_modules), package_id="@acme/x")
+    return reported(checked, host, published)
 
 
 def record(**changes: Any) -> dict[str, Any]:
@@ -68,7 +77,7 @@ REBUILD = "rebuild with neuralis-build ui (npm run build:ui)"
             record(),
             "export function setup() {}\n",
             "dist/app/host.js exports setup, but no install<Name>HostComponents function: add to the UI entry: "
-            f"export function install<Name>HostComponents(host) {{ ... }}; then {REBUILD}",
+            f"export function installAcmeXHostComponents(host) {{ ... }}; then {REBUILD}",
         ),
         (
             record(sharedImports=["@acme/charts/app/charts", "react"]),
@@ -87,5 +96,17 @@ def test_a_record_without_a_react_major_is_fine_when_the_bundle_does_not_read_re
 
 
 def test_a_missing_entry_is_refused(tmp_path: Path) -> None:
-    verdict = judge_module(tmp_path, MODULE, default_host_profile(), ())
-    assert verdict == ModuleVerdict("refused", f"dist/app/host.js has not been built: {REBUILD}")
+    assert on_disk(tmp_path) == ModuleVerdict("refused", f"dist/app/host.js has not been built: {REBUILD}")
+
+
+def test_a_published_id_check_did_not_know_of_is_accepted_without_parsing_again(tmp_path: Path) -> None:
+    """check saw no package publishing the id (NB1609, a warning); the image, which loads one, accepts it."""
+    build_file_tree(
+        tmp_path,
+        {"dist/app/host.js": BUNDLE, "dist/app/shared-imports.json": json.dumps(record(sharedImports=["@a/b/c"]))},
+    )
+    host = default_host_profile()
+    checked = judge_module(tmp_path, MODULE, host, set(host.shared_modules))
+    assert [p.code.id for p in checked.problems] == ["NB1609"]
+    (tmp_path / "dist/app/host.js").unlink()  # the image never reads the module again: the verdict is handed on
+    assert reported(checked, host, ("@a/b/c",)) == ModuleVerdict("accepted")

@@ -9,12 +9,13 @@ import os
 import shutil
 import subprocess
 import tarfile
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.conftest import build_file_tree
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,9 @@ class Link:
     """A symlink to ``target`` (relative to the link's folder)."""
 
     target: str
+
+    def write_to(self, path: Path) -> None:
+        os.symlink(self.target, path)
 
 
 @dataclass(frozen=True)
@@ -31,32 +35,21 @@ class Mode:
     content: str
     mode: int
 
+    def write_to(self, path: Path) -> None:
+        path.write_text(self.content, encoding="utf-8")
+        path.chmod(self.mode)
 
-EMPTY_DIR = object()
+
+class _EmptyDir:
+    def write_to(self, path: Path) -> None:
+        path.mkdir(exist_ok=True)
 
 
-def write_tree(root: Path, tree: Mapping[str, Any]) -> Path:
-    """Write ``tree``: str/bytes files, dict → JSON for *.json, Link, Mode, EMPTY_DIR."""
-    root.mkdir(parents=True, exist_ok=True)
-    for name, content in tree.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if content is EMPTY_DIR:
-            path.mkdir(exist_ok=True)
-        elif isinstance(content, Link):
-            os.symlink(content.target, path)
-        elif isinstance(content, Mode):
-            path.write_text(content.content, encoding="utf-8")
-            path.chmod(content.mode)
-        elif isinstance(content, bytes):
-            path.write_bytes(content)
-        elif isinstance(content, str):
-            path.write_text(content, encoding="utf-8")
-        elif isinstance(content, dict):
-            path.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
-        else:
-            raise TypeError(f"{name}: unsupported content {type(content).__name__}")
-    return root
+EMPTY_DIR = _EmptyDir()
+
+
+write_tree = build_file_tree
+"""The tests' one tree builder (tests/conftest.py), with Link, Mode and EMPTY_DIR values for packing cases."""
 
 
 def pkg_json(**fields: Any) -> dict[str, Any]:

@@ -43,10 +43,11 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 
 def test_writes_npms_file_name_into_out(tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = tree(GOOD)
-    code, out, err = run(["pack", str(root), "--out", str(tmp_path / "out")], capsys)
+    code, out, err = run(["pack", "--trust", "first-party", str(root), "--out", str(tmp_path / "out")], capsys)
     assert (code, out) == (0, "acme-reports-1.2.0.tgz\n")
     assert sorted(os.listdir(tmp_path / "out")) == ["acme-reports-1.2.0.tgz"]
     assert "integrity" in err and "lib" in err and "index.js" in err
+    assert "judged at      first-party" in err  # pack says the tier it judged the package at
 
 
 def test_dry_run_writes_nothing(
@@ -54,13 +55,13 @@ def test_dry_run_writes_nothing(
 ) -> None:
     root = tree(GOOD)
     monkeypatch.chdir(tmp_path)
-    code, out, _ = run(["pack", str(root), "--dry-run"], capsys)
+    code, out, _ = run(["pack", "--trust", "first-party", str(root), "--dry-run"], capsys)
     assert (code, out) == (0, "acme-reports-1.2.0.tgz\n")
     assert not list(tmp_path.glob("*.tgz")) and not list(root.glob("*.tgz"))
 
 
 def test_json_is_npms_shape(tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["pack", str(tree(GOOD)), "--dry-run", "--json"], capsys)
+    code, out, _ = run(["pack", "--trust", "first-party", str(tree(GOOD)), "--dry-run", "--json"], capsys)
     assert code == 0
     (report,) = json.loads(out)
     assert list(report) == [
@@ -94,17 +95,17 @@ def test_refusal_exits_1_and_leaves_the_earlier_tarball(
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     (out_dir / "acme-reports-1.2.0.tgz").write_bytes(b"earlier")
-    bad = {**GOOD, "package.json": {**GOOD["package.json"], "files": ["lib", "nope"]}}
-    code, out, err = run(["pack", str(tree(bad)), "--out", str(out_dir)], capsys)
+    bad = {**GOOD, "package.json": {**GOOD["package.json"], "exports": {".": "./lib/index.js"}}}
+    code, out, err = run(["pack", "--trust", "first-party", str(tree(bad)), "--out", str(out_dir)], capsys)
     assert (code, out) == (1, "")
-    assert "NB1704" in err and "/files/1" in err
+    assert "NB1707" in err and "/exports" in err
     assert (out_dir / "acme-reports-1.2.0.tgz").read_bytes() == b"earlier"
     root = str(tree(bad))
-    code, out, _ = run(["pack", root, "--json"], capsys)
+    code, out, _ = run(["pack", "--trust", "first-party", root, "--json"], capsys)
     (report,) = json.loads(out)  # an array, as npm pack --json prints, with the refusal as an error element
     assert (code, report["path"], report["error"]["kind"], report["error"]["exitCode"]) == (1, root, "input", 1)
-    assert report["error"]["message"] == "@acme/reports was not packed"
-    assert [d["code"] for d in report["error"]["diagnostics"]] == ["NB1704"]
+    assert report["error"]["message"] == "@acme/reports was not packed (judged at first-party)"
+    assert [d["code"] for d in report["error"]["diagnostics"]] == ["NB1707"]
 
 
 def test_failed_write_leaves_the_earlier_tarball(
@@ -118,7 +119,7 @@ def test_failed_write_leaves_the_earlier_tarball(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(tarball.os, "replace", fail)
-    code, _, err = run(["pack", str(tree(GOOD)), "--out", str(out_dir)], capsys)
+    code, _, err = run(["pack", "--trust", "first-party", str(tree(GOOD)), "--out", str(out_dir)], capsys)
     assert code == 2 and "No space left" in err
     assert sorted(os.listdir(out_dir)) == ["acme-reports-1.2.0.tgz"]
     assert (out_dir / "acme-reports-1.2.0.tgz").read_bytes() == b"earlier"
@@ -132,7 +133,7 @@ def test_same_inputs_same_bytes(tree: Tree, tmp_path: Path, capsys: pytest.Captu
     second = pack_package(load_package(root))
     assert first.tgz == second.tgz and first.integrity == second.integrity
     for out in ("a", "b"):
-        assert run(["pack", str(root), "--out", str(tmp_path / out)], capsys)[0] == 0
+        assert run(["pack", "--trust", "first-party", str(root), "--out", str(tmp_path / out)], capsys)[0] == 0
     assert (tmp_path / "a/acme-reports-1.2.0.tgz").read_bytes() == (tmp_path / "b/acme-reports-1.2.0.tgz").read_bytes()
 
 
@@ -164,7 +165,7 @@ def test_file_name_rule(name: str, version: str, json_name: str, disk_name: str)
 def test_npm_installs_our_tarball_and_node_resolves_package_json(
     tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(["pack", str(tree(GOOD)), "--out", str(tmp_path)], capsys)[0] == 0
+    assert run(["pack", "--trust", "first-party", str(tree(GOOD)), "--out", str(tmp_path)], capsys)[0] == 0
     project = tmp_path / "project"
     project.mkdir()
     (project / "package.json").write_text('{"name": "consumer", "version": "1.0.0", "private": true}\n')

@@ -8,9 +8,10 @@ from typing import Any
 
 from packtools import Link
 
+from neuralis_build.check import check_package
 from neuralis_build.pack.coverage import output_diagnostics
 from neuralis_build.pack.packlist import packlist
-from neuralis_build.pack.refusals import prepare_pack, tarball_diagnostics
+from neuralis_build.pack.refusals import Prepack, prepare_pack, tarball_diagnostics
 from neuralis_build.pack.tarball import pack_package
 from neuralis_build.package import load_package
 
@@ -22,33 +23,39 @@ def manifest(neuralis: Any = None, **fields: Any) -> dict[str, Any]:
     return {"name": "@acme/x", "version": "1.0.0", **fields, "neuralis": {} if neuralis is None else neuralis}
 
 
+def judge(root: Path, trust: str = "first-party") -> Prepack:
+    """pack's verdict on the package at ``root``, judged at ``trust`` as `neuralis-build pack --trust` does."""
+    return prepare_pack(check_package(load_package(root), trust))  # type: ignore[arg-type]
+
+
 def ours(tree: Tree, files: dict[str, Any], trust: str = "first-party") -> list[tuple[str, str, str]]:
     """(severity, code, pointer) of the pack findings (NB17xx) for a package."""
-    prep = prepare_pack(load_package(tree(files)), trust)  # type: ignore[arg-type]
+    prep = judge(tree(files), trust)
     return [(d.severity, d.code, d.pointer) for d in prep.diagnostics if d.code.startswith("NB17")]
 
 
 def outputs(root: Path) -> list[tuple[str, str, str]]:
     """The build-output findings alone (without check's, which may name a missing file first)."""
-    package = load_package(root)
-    return [(d.severity, d.code, d.pointer) for d in output_diagnostics(package, packlist(root, package.manifest))]
+    judged = check_package(load_package(root), "first-party")
+    files = packlist(root, load_package(root).manifest)
+    return [(d.severity, d.code, d.pointer) for d in output_diagnostics(judged, files)]
 
 
 def once_per_pointer(root: Path) -> bool:
     """pack reports each missing output once, whether check (NB16xx) or pack (NB1706) names it."""
-    found = prepare_pack(load_package(root), "first-party").diagnostics
+    found = judge(root).diagnostics
     about_outputs = [d.pointer for d in found if d.severity == "error" and d.code[:4] in ("NB16", "NB17")]
     return all(about_outputs.count(pointer) == 1 for _, _, pointer in outputs(root))
 
 
 def test_a_clean_package_packs(tree: Tree) -> None:
-    prep = prepare_pack(load_package(tree({"package.json": manifest(files=["lib"]), "lib/a.js": ""})), "first-party")
+    prep = judge(tree({"package.json": manifest(files=["lib"]), "lib/a.js": ""}))
     assert (prep.ok, prep.diagnostics, prep.files) == (True, [], ["lib/a.js", "package.json"])
 
 
 def test_check_errors_refuse(tree: Tree) -> None:
     bad = manifest({"credentials": [{"id": "a/b", "label": "L"}]})
-    prep = prepare_pack(load_package(tree({"package.json": bad})), "first-party")
+    prep = judge(tree({"package.json": bad}))
     assert not prep.ok
     assert [(d.severity, d.code, d.pointer) for d in prep.diagnostics] == [
         ("error", "NB1002", "/neuralis/credentials/0/id")
@@ -69,7 +76,8 @@ def test_files_must_be_an_array_of_strings(tree: Tree) -> None:
     assert ours(tree, {"package.json": manifest(files="")}) == []  # falsy: npm ignores it
 
 
-def test_files_entries_that_pack_nothing(tree: Tree) -> None:
+def test_files_entries_that_pack_nothing_are_warnings(tree: Tree) -> None:
+    """npm packs such a package without a word (npm-packlist lists a bin/ it lacks, semver@7.6.0 a lib/)."""
     files = {
         "package.json": manifest(files=["lib", "li*", "#x", "nope.js", "!lib/b.js", "README.md", "d*/"]),
         "lib/a.js": "",
@@ -78,15 +86,42 @@ def test_files_entries_that_pack_nothing(tree: Tree) -> None:
         "docs/x.md": "",
     }
     assert ours(tree, files) == [
-        ("error", "NB1704", "/files/1"),
-        ("error", "NB1704", "/files/2"),
-        ("error", "NB1704", "/files/3"),
-        ("error", "NB1704", "/files/6"),
+        ("warning", "NB1704", "/files/1"),
+        ("warning", "NB1704", "/files/2"),
+        ("warning", "NB1704", "/files/3"),
+        ("warning", "NB1704", "/files/6"),
     ]
-    prep = prepare_pack(load_package(tree(files)), "first-party")
+    prep = judge(tree(files))
+    assert prep.ok
     hints = {d.pointer: d.hint for d in prep.diagnostics}
-    assert hints["/files/1"] is not None and 'write "lib" or "lib/**"' in hints["/files/1"]
+    assert hints["/files/1"] == (
+        'the entry matches the folder "lib" but npm packs a folder\'s files only when the entry names the folder '
+        'exactly or ends in /**: write "li*/**"'
+    )
     assert hints["/files/2"] is not None and "comment" in hints["/files/2"]
+
+
+def test_semver_and_npm_packlist_shapes_pack(tree: Tree) -> None:
+    """semver@7.6.0's files list a lib/ it does not have; npm-packlist's a bin/: both pack, with a warning."""
+    semver = manifest(files=["bin/", "lib/", "classes/", "index.js"])
+    prep = judge(tree({"package.json": semver, "bin/semver.js": "", "classes/a.js": "", "index.js": ""}))
+    assert prep.ok
+    assert [(d.severity, d.code, d.pointer) for d in prep.diagnostics] == [("warning", "NB1704", "/files/1")]
+
+
+def test_a_glob_over_several_folders_is_named_whole_in_the_hint(tree: Tree) -> None:
+    files = {
+        "package.json": manifest(files=["template-*", "index.js"]),
+        "index.js": "",
+        "template-a/x.md": "",
+        "template-b/y.md": "",
+    }
+    (finding,) = judge(tree(files)).diagnostics
+    assert (finding.severity, finding.code, finding.pointer) == ("warning", "NB1704", "/files/0")
+    assert finding.hint == (
+        'the entry matches the folders "template-a" and "template-b" but npm packs a folder\'s files only when '
+        'the entry names the folder exactly or ends in /**: write "template-*/**"'
+    )
 
 
 def _module_block(**module: Any) -> dict[str, Any]:
@@ -109,10 +144,19 @@ def test_ui_module_outputs_must_be_packed(tree: Tree) -> None:
         ("error", "NB1706", "/neuralis/app/module"),
     ]
     assert once_per_pointer(not_built)
-    (files_finding,) = [
-        d for d in prepare_pack(load_package(not_built), "first-party").diagnostics if d.code == "NB1704"
-    ]
-    assert files_finding.hint is not None and "dist/ holds the declared build outputs" in files_finding.hint
+    # the files entry meant to carry the outputs is not reported on its own: the output rule names it
+    found = judge(not_built).diagnostics
+    assert [d.code for d in found if d.code == "NB1704"] == []
+    (entry,) = [d for d in found if d.pointer == "/neuralis/app/module/entry"]
+    assert (entry.code, entry.message) == (
+        "NB1601",
+        "dist/app/host.js has not been built",
+    )
+    (css,) = [d for d in found if d.pointer == "/neuralis/app/module/css"]
+    assert css.message == (
+        "the UI module stylesheet dist/app/host.css does not exist, so the tarball would ship without it (files[0] "
+        '"dist" is meant to carry it)'
+    )
 
 
 def test_gitignored_dist_is_named_as_the_cause(tree: Tree) -> None:
@@ -122,7 +166,7 @@ def test_gitignored_dist_is_named_as_the_cause(tree: Tree) -> None:
         "dist/app/host.js": HOST,
         "dist/app/shared-imports.json": "{}",
     }
-    prep = prepare_pack(load_package(tree(files)), "first-party")
+    prep = judge(tree(files))
     found = [d for d in prep.diagnostics if d.code == "NB1705"]
     assert [d.pointer for d in found] == ["/neuralis/app/module", "/neuralis/app/module/entry"]
     assert found[0].hint is not None and ".gitignore" in found[0].hint
@@ -190,7 +234,7 @@ def test_workspace_roots(tree: Tree) -> None:
 
 def test_skipped_lifecycle_scripts_are_warnings(tree: Tree) -> None:
     scripts = {"prepack": "npm run build", "prepare": "husky", "postpack": "rm x", "build": "tsc"}
-    prep = prepare_pack(load_package(tree({"package.json": manifest(scripts=scripts)})), "first-party")
+    prep = judge(tree({"package.json": manifest(scripts=scripts)}))
     assert prep.ok
     assert [(d.severity, d.code, d.pointer) for d in prep.diagnostics] == [
         ("warning", "NB1711", "/scripts/prepack"),
@@ -202,13 +246,13 @@ def test_skipped_lifecycle_scripts_are_warnings(tree: Tree) -> None:
 def test_unreadable_names_fail_like_npm(tree: Tree) -> None:
     root = tree({"package.json": manifest()})
     (root / b"bad\xff.js".decode("utf-8", "surrogateescape")).write_text("")
-    prep = prepare_pack(load_package(root), "first-party")
+    prep = judge(root)
     assert [(d.code, d.file) for d in prep.diagnostics] == [("NB1716", "bad\ufffd.js")]
 
 
 def test_symlinked_package_files_are_left_out_not_followed(tree: Tree) -> None:
     root = tree({"package.json": manifest(files=["lib"]), "lib/a.js": "", "lib/out": Link("/etc")})
-    assert prepare_pack(load_package(root), "first-party").files == ["lib/a.js", "package.json"]
+    assert judge(root).files == ["lib/a.js", "package.json"]
 
 
 def test_decompression_bombs_are_refused(tree: Tree) -> None:
@@ -217,3 +261,44 @@ def test_decompression_bombs_are_refused(tree: Tree) -> None:
     assert [(d.severity, d.code) for d in tarball_diagnostics(result)] == [("error", "NB1712")]
     small = pack_package(load_package(tree({"package.json": manifest()})))
     assert tarball_diagnostics(small) == []
+
+
+def test_a_module_dropped_at_the_tier_is_not_a_declared_output(tree: Tree) -> None:
+    """Regression: `pack --trust trusted` refused what `check --trust trusted` passes (it read the raw block)."""
+    files = {"package.json": manifest(_module_block(), files=["lib"]), "lib/a.js": ""}
+    root = tree(files)
+    assert check_package(load_package(root), "trusted").ok
+    prep = judge(root, "trusted")
+    assert prep.ok
+    assert [(d.severity, d.code, d.pointer) for d in prep.diagnostics] == [
+        ("warning", "NB0401", "/neuralis/app/module")
+    ]
+    assert not judge(root, "first-party").ok  # at first-party the module is declared and was never built
+
+
+def test_a_stale_build_is_refused_at_the_module_pointer(tree: Tree) -> None:
+    """check warns about a build older than its sources (NB1615); pack refuses it: it would ship the old bundle."""
+    from neuralis_build.ui.buildrecord import hash_inputs, render
+
+    root = tree(
+        {
+            "package.json": manifest(_module_block(), files=["dist"]),
+            "src/app/host.tsx": "export function installXHostComponents() {}\n",
+            "dist/app/host.js": HOST,
+            "dist/app/shared-imports.json": {"hostApiVersion": "1", "reactMajor": None, "sharedImports": []},
+        }
+    )
+    (root / "dist/app/build-inputs.json").write_text(render({"host.js": hash_inputs(root, ["src/app/host.tsx"])}))
+    assert judge(root).ok
+    (root / "src/app/host.tsx").write_text("export function installXHostComponents() { return 1 }\n")
+    checked = check_package(load_package(root), "first-party")
+    (stale,) = [d for d in checked.diagnostics if d.code == "NB1615"]
+    assert (stale.severity, stale.pointer) == ("warning", "/neuralis/app/module/entry")
+    assert stale.message == (
+        "dist/app/host.js was built from older sources: src/app/host.tsx changed since the last build"
+    )
+    prep = judge(root)
+    assert not prep.ok
+    assert [(d.severity, d.code, d.pointer) for d in prep.diagnostics if d.code == "NB1615"] == [
+        ("error", "NB1615", "/neuralis/app/module/entry")
+    ]

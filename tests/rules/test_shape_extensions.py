@@ -8,8 +8,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from neuralis_build.diagnostics import Code, Diagnostics
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Field, Obj, Tagged
 from neuralis_build.manifest.paths import has_scheme, normalize, path_problem, resolve_inside
-from neuralis_build.manifest.shape import Checker, Field, Num, Obj, Str, Tagged
+from neuralis_build.manifest.shape import Num, Str
 
 NBTEST = Code("NB9901", "test-check", "a check used by the shape tests (never registered)")
 

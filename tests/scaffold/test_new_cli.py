@@ -311,3 +311,29 @@ def test_next_steps_cd_into_the_folder_however_it_is_spelled(
     assert f"  cd {tmp_path / 'beside'}" in beside.out.splitlines()
     monkeypatch.chdir(tmp_path / "work/my pkg")
     assert new("new", "other", "--dir", "sub", "--no-input").out.splitlines()[3] == "  cd sub"
+
+
+def test_a_rollback_that_cannot_put_a_file_back_says_where_it_waits(
+    new: NewRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: a failed rollback was swallowed, and the author's file was lost without a word."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "package.json").write_text('{"name": "mine"}\n')
+    real = os.replace
+
+    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if Path(dst) == pkg / "package.json":  # the new package.json cannot be placed, nor the old one put back
+            raise OSError(28, "No space left on device")
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    run = new("new", "my-package", "-t", "minimal", "--dir", "pkg", "--force", "--no-input")
+    assert run.code == 2
+    (staging,) = [p for p in pkg.iterdir() if p.name.startswith(".new.neuralis-new-")]
+    assert run.err.splitlines() == [
+        f"error: could not write the package into {pkg} (No space left on device), and could not put back "
+        f"{pkg / 'package.json'} (No space left on device)",
+        f"hint: the previous content of each is in {staging / 'backup'}: move it back by hand",
+    ]
+    assert (staging / "backup/package.json").read_text() == '{"name": "mine"}\n'

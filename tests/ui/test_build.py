@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 
@@ -25,8 +26,14 @@ def test_builds_host_js_and_record(make_pkg, build):
     root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
     result = build(root)
     assert result.outputs == ("dist/app/host.js", "dist/app/shared-imports.json")
-    assert sorted(snapshot(root / "dist")) == ["app/host.js", "app/shared-imports.json"]
+    assert sorted(snapshot(root / "dist")) == ["app/build-inputs.json", "app/host.js", "app/shared-imports.json"]
     assert read_json(root / "dist/app/shared-imports.json") == RECORD_REACT
+    # what the build read, with a digest of each input, for check and pack to tell a stale build
+    digest = hashlib.blake2b(HOST_TSX.encode(), digest_size=32).hexdigest()
+    assert read_json(root / "dist/app/build-inputs.json") == {
+        "digest": "blake2b-256",
+        "outputs": {"host.js": {"src/app/host.tsx": digest}},
+    }
     assert result.exports == ("Hello", "installAcmeWidgetsHostComponents")
     js = (root / "dist/app/host.js").read_text()
     assert 'from "react/jsx-runtime"' in js and 'from "react"' in js

@@ -9,16 +9,8 @@ from pathlib import Path
 import pytest
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
-from neuralis_build.ui.esbuild import (
-    BINARY_HASHES,
-    ESBUILD_VERSION,
-    cached_esbuild,
-    cached_path,
-    find_esbuild,
-    parse_messages,
-    sha256_file,
-    target,
-)
+from neuralis_build.ui.binary import BINARY_HASHES, ESBUILD_VERSION, cached_path, sha256_file, target
+from neuralis_build.ui.esbuild import cached_esbuild, find_esbuild, parse_messages
 
 
 def test_pinned_version_and_the_whole_hash_table():

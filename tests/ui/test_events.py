@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from neuralis_build.errors import DiagnosedError
@@ -46,7 +48,14 @@ def test_subjects_and_routes_compile_to_dist(tmp_path, esbuild):
         "dist/routes/reports.js": ("default", "schema"),
         "dist/src/events/report.js": ("subject", "visible"),
     }
-    assert sorted(snapshot(root / "dist")) == ["routes/reports.js", "src/events/report.js"]
+    assert sorted(snapshot(root / "dist")) == [
+        "routes/reports.js",
+        "src/events/build-inputs.json",
+        "src/events/report.js",
+    ]
+    read = json.loads((root / "dist/src/events/build-inputs.json").read_text())
+    assert sorted(read["outputs"]) == ["report.js"]  # routes are not declared outputs: not recorded
+    assert sorted(read["outputs"]["report.js"]) == ["src/events/report.ts", "src/lib/owners.ts"]
     js = (root / "dist/src/events/report.js").read_text()
     assert "owners" in js and "import" not in js  # local helpers are bundled in
     assert 'from "zod"' in (root / "dist/routes/reports.js").read_text()  # npm imports are left to Node
@@ -85,4 +94,4 @@ def test_removed_routes_leave_no_stale_output(tmp_path, esbuild):
     compile_(root, esbuild)
     (root / "routes/a.ts").unlink()
     compile_(root, esbuild)
-    assert sorted(snapshot(root / "dist")) == ["src/events/report.js"]
+    assert sorted(snapshot(root / "dist")) == ["src/events/build-inputs.json", "src/events/report.js"]

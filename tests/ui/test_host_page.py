@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from neuralis_build.check import check_package
 from neuralis_build.hostpage.model import judge_packages, served_file, served_files
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.package import load_package
@@ -80,7 +81,8 @@ def test_surfaces_are_judged_and_served_only_from_their_trees(make_pkg, build):
         }
     )
     (root / "app/surfaces/card/multi/link.txt").symlink_to(root / "secret.txt")
-    [pkg] = judge_packages([load_package(root)], default_host_profile(), "trusted")
+    host = default_host_profile()
+    [pkg] = judge_packages([check_package(load_package(root), "trusted", host)], host)
     assert sorted(served_files(pkg)) == [
         "app/surfaces/card/multi/a.js",
         "app/surfaces/card/multi/index.html",
@@ -139,7 +141,7 @@ def test_every_refusal_shows_the_placeholder_with_its_reason(make_pkg, build, ho
         "@acme/bare#widget:w": (
             "placeholder",
             "the UI module was refused: dist/app/host.js exports nothing, but no install<Name>HostComponents "
-            "function: add to the UI entry: export function install<Name>HostComponents(host) { ... }; then "
+            "function: add to the UI entry: export function installAcmeBareHostComponents(host) { ... }; then "
             "rebuild with neuralis-build ui (npm run build:ui)",
         ),
         "@acme/client#widget:w": (

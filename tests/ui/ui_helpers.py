@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from tests.conftest import build_file_tree as build_file_tree  # the one tree builder, re-exported
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "example-packages"
@@ -24,20 +24,6 @@ export function installAcmeWidgetsHostComponents(host: { registerWidget(t: strin
   host.registerWidget("acme.hello", Hello);
 }
 """
-
-
-def build_file_tree(root: Path, tree: Mapping[str, Any]) -> Path:
-    """Write ``tree`` under ``root``: str/bytes are files, other values are written as JSON."""
-    for name, content in tree.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        elif isinstance(content, str):
-            path.write_text(content, encoding="utf-8")
-        else:
-            path.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
-    return root
 
 
 def ui_manifest(module: Any = None, **extra: Any) -> dict[str, Any]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from neuralis_build.manifest.compound import Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections import surfaces
 from neuralis_build.manifest.sections.module import MODULE_FIELD
-from neuralis_build.manifest.shape import Field, Obj
 
 APP = Obj(
     fields={

@@ -9,9 +9,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from neuralis_build.diagnostics import code
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.secretnames import secret_word
-from neuralis_build.manifest.shape import Anything, Arr, Bool, Checker, Field, Num, Obj, Str
+from neuralis_build.manifest.shape import Anything, Bool, Num, Str
 from neuralis_build.package import json_type
 
 NB1101 = code("NB1101", "config-setting-key", "a configSettings[] entry has a key outside its exact shape")

@@ -14,13 +14,15 @@ from typing import Any
 
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.jsonschemas import schema_problem
-from neuralis_build.manifest.paths import path_problem, resolve_inside
+from neuralis_build.manifest.paths import file_inside, path_problem
 from neuralis_build.manifest.secretnames import secret_word
-from neuralis_build.manifest.shape import Anything, Arr, Bool, Checker, Field, JudgedStr, Obj, Str
+from neuralis_build.manifest.sections.connectorauth import AUTH, NB0801
+from neuralis_build.manifest.shape import Anything, JudgedStr, Str
 
-NB0801 = code("NB0801", "connector-key", "a connectors[] entry (or its auth block) has a key its shape does not allow")
 NB0802 = code("NB0802", "connector-type", "a connector type is not source, mcp, openapi or http")
 NB0803 = code("NB0803", "connector-kind", "a connector kind (or capability) is not a lower-case slug")
 NB0804 = code("NB0804", "connector-duplicate-kind", "two connectors[] entries declare the same kind")
@@ -35,10 +37,6 @@ NB0812 = code("NB0812", "connector-factory-extension", "a connectorFactory is no
 NB0813 = code("NB0813", "connector-factory-missing", "a connectorFactory file does not exist (yet)")
 NB0814 = code("NB0814", "connector-transport", "a transport is not one the connector type speaks")
 NB0815 = code("NB0815", "connector-transport-duplicate", "a transport is listed twice")
-NB0816 = code("NB0816", "connector-auth-type", "an auth type is not none, api-key, bearer, basic or oauth2")
-NB0817 = code("NB0817", "connector-setup-field-plain-secret", "a secret-looking setup field is not marked sensitive")
-NB0818 = code("NB0818", "connector-setup-field-secret-default", "a sensitive setup field carries a default value")
-NB0819 = code("NB0819", "connector-setup-field-duplicate", "two setup fields share a key")
 
 SLUG = r"^[a-z][a-z0-9_-]{0,63}$"
 CONNECTOR_TYPES = ("source", "mcp", "openapi", "http")
@@ -47,11 +45,9 @@ TRANSPORTS: dict[str, tuple[str, ...]] = {
     "openapi": ("https", "http"),
     "http": ("https", "http"),
 }
-AUTH_TYPES = ("none", "api-key", "bearer", "basic", "oauth2")
 SOURCE_ONLY = ("configSchema", "capabilities", "connectorFactory")
 SERVICE_ONLY = ("transports", "auth")
 FACTORY_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
-SETUP_FIELD_KEY = r"^[a-z][a-zA-Z0-9]{0,63}$"
 _SECRET_HINT = (
     'declare the secret in neuralis.credentials[] (e.g. {"id": "<package>.apiKey", "label": "..."}) '
     "and read it through the injected CredentialResolver"
@@ -65,73 +61,6 @@ def _slug(what: str) -> Str:
         pattern_message="is not a slug: start with a lower-case letter, then up to 63 of a-z, 0-9, _ or -",
         description=what,
     )
-
-
-def _setup_field_rules(field: dict[str, Any], pointer: str, c: Checker) -> None:
-    sensitive = field.get("sensitive") is True
-    word = secret_word(field["key"])
-    if word and not sensitive:
-        c.error(
-            NB0817,
-            pointer + "/key",
-            f'setup field "{field["key"]}" looks like a secret ("{word}") but is not marked sensitive, '
-            "so it would be stored in plain config",
-            f'{"set" if "sensitive" in field else "add"} "sensitive": true so the value is stored encrypted',
-        )
-    if sensitive and "default" in field:
-        c.error(
-            NB0818,
-            pointer + "/default",
-            "a sensitive setup field carries a default: the secret would ship in package.json",
-            "remove the default; the admin enters the value at setup",
-        )
-
-
-SETUP_FIELD = Obj(
-    fields={
-        "key": Field(
-            Str(
-                pattern=SETUP_FIELD_KEY,
-                pattern_message="must be flat camelCase (^[a-z][a-zA-Z0-9]{0,63}$)",
-                description="The field's key in the connector's setup.",
-            ),
-            required=True,
-        ),
-        "label": Field(Str(min_length=1, description="Shown on the admin setup form."), required=True),
-        "description": Field(Str(description="Help text under the field.")),
-        "type": Field(Str(enum=("string", "number", "boolean", "url"), description="The input's type.")),
-        "required": Field(Bool(description="The admin must fill the field in.")),
-        "sensitive": Field(
-            Bool(description="Stored encrypted and never shown again; every secret (key, token, password) is one.")
-        ),
-        "default": Field(Anything(types=("string", "number", "boolean"), description="A non-secret default value.")),
-    },
-    unknown_code=NB0801,
-    what="an auth setup field",
-    checks=(_setup_field_rules,),
-)
-
-
-AUTH = Obj(
-    fields={
-        "type": Field(
-            Str(enum=AUTH_TYPES, enum_code=NB0816, description="How the service authenticates."), required=True
-        ),
-        "setupFields": Field(
-            Arr(
-                SETUP_FIELD,
-                unique=lambda f: f["key"],
-                unique_code=NB0819,
-                unique_what="setup field",
-                unique_pointer=lambda at: at + "/key",
-                description="What the admin fills in to connect; sensitive fields are stored encrypted.",
-            )
-        ),
-    },
-    unknown_code=NB0801,
-    what="a connector auth block (exactly { type, setupFields? })",
-    description="How an mcp, openapi or http connector authenticates.",
-)
 
 
 def _subschemas(schema: dict[str, Any], pointer: str) -> Iterator[tuple[dict[str, Any], str]]:
@@ -217,17 +146,8 @@ def _factory(path: str, pointer: str, c: Checker) -> None:
             f"name a {', '.join(FACTORY_SUFFIXES)} file",
         )
         return
-    if c.package is None:
-        return
-    target = resolve_inside(c.package.root, path)
-    if target is None:
-        c.error(
-            NB0811,
-            pointer,
-            f'connectorFactory "{path}" leads out of the package through a symlink',
-            "keep the factory module inside the package; replace the symlink by the file itself",
-        )
-    elif not target.is_file():
+    target = file_inside(c, pointer, path, "connectorFactory", NB0811, "factory module")
+    if target is not None and not target.is_file():
         c.warning(
             NB0813,
             pointer,

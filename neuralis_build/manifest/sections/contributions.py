@@ -15,11 +15,13 @@ from typing import Any
 from neuralis_build.contract import Contract, Kind
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.contractfiles import check_contract_files
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.names import entry_name_shape, is_tool_name, tool_name_shape, warn_tool_names
-from neuralis_build.manifest.paths import Containment, path_problem, resolve_inside
-from neuralis_build.manifest.shape import Arr, Checker, Field, JSONSchema, JudgedStr, Obj, Shape, Str
+from neuralis_build.manifest.paths import Containment, file_inside, path_problem
+from neuralis_build.manifest.shape import JSONSchema, JudgedStr, Shape, Str
 from neuralis_build.package import Package
 
 NB1401 = code("NB1401", "inline-routes", "neuralis.routes is declared; routes have no inline form (routes/*.ts only)")
@@ -70,17 +72,8 @@ def _template(member: dict[str, Any], pointer: str, c: Checker) -> None:
     if not path.endswith(".md"):
         c.error(NB1410, at, f'team template "{path}" is not a .md file', "a team member's template is markdown")
         return
-    if c.package is None:
-        return
-    target = resolve_inside(c.package.root, path)
-    if target is None:
-        c.error(
-            NB1408,
-            at,
-            f'team template "{path}" leads out of the package through a symlink',
-            "keep the template inside the package; replace the symlink by the file itself",
-        )
-    elif not target.is_file():
+    target = file_inside(c, at, path, "team template", NB1408, "template")
+    if target is not None and not target.is_file():
         c.error(NB1409, at, f'team template "{path}" does not exist', f"create {path}, or fix the path")
 
 
@@ -242,7 +235,7 @@ SECTION = Section(
 def tool_sources(package: Package, block: Mapping[str, Any] | None = None) -> dict[str, str]:
     """Tool name → where the package defines it (its tools/ file, or "package.json" inline); files win.
 
-    Pass the effective block of a check (``CheckResult.effective``); without one the raw block is read.
+    Pass the effective block of a check (``JudgedPackage.effective``); without one the raw block is read.
     """
     raw = package.block if block is None else block
     sources: dict[str, str] = {}

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from neuralis_build.diagnostics import code
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
-from neuralis_build.manifest.shape import Arr, Bool, Checker, Field, Obj, Str
+from neuralis_build.manifest.shape import Bool, Str
 from neuralis_build.trust import at_least
 
 NB1001 = code("NB1001", "credential-key", "a credentials[] entry has a key outside { id, label, category?, oauth? }")

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from neuralis_build.diagnostics import code
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Field
 from neuralis_build.manifest.engine import Section
-from neuralis_build.manifest.shape import Bool, Checker, Field, Str
+from neuralis_build.manifest.shape import Bool, Str
 from neuralis_build.npmname import name_problems
 from neuralis_build.trust import at_least
 

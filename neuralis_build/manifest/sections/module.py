@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from neuralis_build.diagnostics import code
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.paths import normalize, path_problem
-from neuralis_build.manifest.shape import Arr, Checker, Field, Obj, Str, StrCheck
+from neuralis_build.manifest.shape import Str, StrCheck
 from neuralis_build.manifest.urlpath import served_path
 
 NB0401 = code("NB0401", "module-dropped", "app.module is declared by a package that is not first-party; it is dropped")

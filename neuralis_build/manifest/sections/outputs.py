@@ -1,6 +1,6 @@
 """Declarations against build output: the built UI module and its record, and the compiled events.
 
-The verdict on a UI module is ``neuralis_build.ui.record.judge_module``, the same judge the image
+The verdict on a UI module is ``neuralis_build.ui.verdict.judge_module``, the same judge the image
 build uses; these rules show its reasons as diagnostics (NB16xx).
 """
 
@@ -11,29 +11,27 @@ from typing import Any
 
 from neuralis_build.diagnostics import Severity, code
 from neuralis_build.hostprofile import default_host_profile
+from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.engine import Section
-from neuralis_build.manifest.shape import Checker
+from neuralis_build.manifest.paths import path_problem
+from neuralis_build.package import events_of, module_of
 from neuralis_build.trust import at_least
 
 NB1603 = code("NB1603", "module-css-undeclared", "the build emitted a stylesheet that app.module does not declare")
 NB1612 = code("NB1612", "event-output-missing", "a declared event subject has not been compiled to dist/src/events/")
+NB1615 = code("NB1615", "build-stale", "a built output was built from sources that changed since")
+NB1616 = code("NB1616", "build-record-unreadable", "a build-inputs.json record cannot be read")
 
 MODULE = "/neuralis/app/module"
 REBUILD = "build it: neuralis-build ui (npm run build:ui)"
 
 
-def _module(block: dict[str, Any]) -> dict[str, Any] | None:
-    app = block.get("app")
-    module = app.get("module") if isinstance(app, dict) else None
-    return module if isinstance(module, dict) else None
-
-
 def _module_outputs(block: dict[str, Any], c: Checker) -> None:
     """A declared app.module must be built, recorded and acceptable to the host profile."""
-    from neuralis_build.ui.record import NB1609, judge_module
     from neuralis_build.ui.resolve import installed_ui_packages
+    from neuralis_build.ui.verdict import NB1609, judge_module
 
-    module = _module(block)
+    module = module_of(block)
     package = c.package
     if package is None or module is None or not at_least(c.trust, "first-party") or not c.usable(MODULE):
         return
@@ -41,8 +39,10 @@ def _module_outputs(block: dict[str, Any], c: Checker) -> None:
         return
     host = c.host or default_host_profile()
     installed = installed_ui_packages(package.root, exclude=package.name)
-    available = set(host.shared_modules) | {pid for pkg in installed.values() for pid in pkg.provides}
+    c.diags.extend(installed.diagnostics(package.root))
+    available = set(host.shared_modules) | {pid for pkg in installed.packages.values() for pid in pkg.provides}
     verdict = judge_module(package.root, module, host, available, package_id=package.id)
+    c.module_verdict = verdict  # handed on: the image and the host page judge availability, never parse again
     for p in verdict.problems:
         # What other packages publish depends on what is installed here; the image build decides.
         severity: Severity = "warning" if p.code is NB1609 else "error"
@@ -69,7 +69,7 @@ def _undeclared_css(root: Path, module: dict[str, Any], c: Checker) -> None:
 def _event_outputs(block: dict[str, Any], c: Checker) -> None:
     """Each declared event subject must be compiled to dist/src/events/<subject>.js with its exports."""
     from neuralis_build.ui.analyze import read_modules
-    from neuralis_build.ui.record import NB1613, NB1614, event_exports_problem
+    from neuralis_build.ui.verdict import NB1613, NB1614, event_exports_problem
 
     events = block.get("events")
     package = c.package
@@ -104,4 +104,52 @@ def _event_outputs(block: dict[str, Any], c: Checker) -> None:
             c.diags.error(NB1613, "", problem[0], f"{problem[1]}, then {REBUILD}", file=rel)
 
 
-SECTION = Section(name="outputs", fields={}, rules=(_module_outputs, _event_outputs))
+def _built_outputs(block: dict[str, Any], c: Checker) -> dict[str, str]:
+    """Each declared output a build of this package writes (package-relative) → the pointer that declares it."""
+    found: dict[str, str] = {}
+    module = module_of(block)
+    entry = module.get("entry") if module is not None else None
+    if isinstance(entry, str) and c.usable(f"{MODULE}/entry") and path_problem(entry) is None:
+        found[str(PurePosixPath(entry))] = f"{MODULE}/entry"
+    if not c.is_dropped("/neuralis/events"):
+        for i, event in events_of(block):
+            subject, pointer = event.get("subject"), f"/neuralis/events/{i}/subject"
+            if isinstance(subject, str) and subject and c.usable(pointer) and path_problem(subject) is None:
+                found.setdefault(f"dist/src/events/{subject}.js", pointer)
+    return found
+
+
+def _stale(block: dict[str, Any], c: Checker) -> None:
+    """A declared output built from sources that have changed since (what the build read, ui/buildrecord.py).
+
+    A warning for check, which judges the package as it is; pack refuses it, since the tarball would
+    ship the old build (docs/spec-decisions.md, "Stale builds").
+    """
+    from neuralis_build.ui.stale import read_state
+
+    package = c.package
+    if package is None or not at_least(c.trust, "first-party"):
+        return
+    outputs = {out: at for out, at in _built_outputs(block, c).items() if (package.root / out).is_file()}
+    if not outputs:
+        return
+    state = read_state(package.root, outputs)
+    c.build = state
+    for record, why in state.unreadable:
+        c.diags.warning(
+            NB1616,
+            "",
+            f"{record} cannot be read ({why}), so whether the build is stale is not known",
+            REBUILD,
+            file=record,
+        )
+    for stale in state.stale:
+        c.warning(
+            NB1615,
+            outputs[stale.output],
+            f"{stale.output} was built from older sources: {stale.describe()} since the last build",
+            REBUILD,
+        )
+
+
+SECTION = Section(name="outputs", fields={}, rules=(_module_outputs, _event_outputs, _stale))

@@ -14,8 +14,10 @@ from typing import Any
 
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
+from neuralis_build.manifest.checker import Checker, suggest
+from neuralis_build.manifest.compound import Arr, Field
 from neuralis_build.manifest.engine import Section
-from neuralis_build.manifest.shape import Arr, Checker, Field, JSONSchema, Shape, suggest, type_error
+from neuralis_build.manifest.shape import JSONSchema, Shape, type_error
 
 NB0201 = code("NB0201", "provides-dropped", "provides is declared by a package that is not first-party; it is dropped")
 NB0202 = code("NB0202", "service-unknown", "a provides entry is not in the closed service vocabulary")

@@ -10,8 +10,10 @@ from typing import Any
 
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Arr, Field, MapOf, Obj, OneOfType
 from neuralis_build.manifest.engine import Section
-from neuralis_build.manifest.shape import Arr, Checker, Field, MapOf, Obj, OneOfType, Str
+from neuralis_build.manifest.shape import Str
 from neuralis_build.npmname import name_problems
 
 NB0601 = code("NB0601", "requires-key", "a requires object carries a key it does not define")

@@ -11,9 +11,11 @@ import re
 from typing import Any
 
 from neuralis_build.diagnostics import code
+from neuralis_build.manifest.checker import Checker
+from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections.connectors import SLUG
-from neuralis_build.manifest.shape import Arr, Checker, Field, JudgedStr, Obj, Str
+from neuralis_build.manifest.shape import JudgedStr, Str
 from neuralis_build.trust import at_least
 
 NB0901 = code(

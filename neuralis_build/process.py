@@ -1,0 +1,124 @@
+"""Run another program (esbuild, node, npm, git) with a timeout; the ways it can fail to run are translated here.
+
+Every subprocess of the toolchain goes through ``run`` (pypa/build's ``SubprocessRunner`` is the
+model): a program that cannot be started is a missing tool, one that outlives its timeout is killed
+with everything it started and reported with its command, so a hung registry or tool never hangs a
+build or a CI job. What a finished program's exit code and output mean is for the caller to say
+(npm's error codes, esbuild's messages, git's conflict count). Callers that want a seam for a test
+take a ``Runner`` and default to ``run``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from neuralis_build.errors import SubprocessError, ToolMissingError
+
+
+@dataclass(frozen=True)
+class Completed:
+    """A program that ran to its end: the command, its exit code and what it printed (bytes, decoded on use)."""
+
+    command: tuple[str, ...]
+    returncode: int
+    out: bytes
+    err: bytes
+
+    @property
+    def stdout(self) -> str:
+        return self.out.decode("utf-8", "replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.err.decode("utf-8", "replace")
+
+
+class Runner(Protocol):
+    """Runs a command to its end within ``timeout`` seconds (``run``, or a stand-in in a unit test)."""
+
+    def __call__(
+        self,
+        command: Sequence[str | Path],
+        *,
+        timeout: float,
+        cwd: Path | None = None,
+        input: str | bytes | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Completed: ...
+
+
+def which(program: str, hint: str) -> str:
+    """The path of ``program`` on PATH; a missing one is a missing tool (exit 2) with ``hint``."""
+    import shutil  # not at the top: it imports bz2, lzma and zlib, which `ui`'s start-up would pay
+
+    found = shutil.which(program)
+    if found is None:
+        raise ToolMissingError(f"{program} is not on PATH", hint=hint)
+    return found
+
+
+def run(
+    command: Sequence[str | Path],
+    *,
+    timeout: float,
+    cwd: Path | None = None,
+    input: str | bytes | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Completed:
+    """Run ``command`` to its end; raise ToolMissingError when it cannot start, SubprocessError past ``timeout``.
+
+    The program runs in its own process group, so that a timeout (or Ctrl-C) ends what it started
+    too: npm and node start children of their own, which would otherwise outlive it.
+    """
+    argv = [str(part) for part in command]
+    data = input.encode("utf-8") if isinstance(input, str) else input
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=hasattr(os, "killpg"),
+        )
+    except OSError as exc:
+        raise ToolMissingError(
+            f"cannot run {argv[0]}: {exc.strerror or exc}", hint="check that it is installed and executable"
+        ) from None
+    try:
+        out, err = proc.communicate(data, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        partial = _stop(proc)
+        raise SubprocessError(
+            f"{Path(argv[0]).name} did not finish within {timeout:g} s and was stopped",
+            command=argv,
+            output=partial,
+            hint="a registry or tool that does not answer: check the network (or the proxy) and try again",
+        ) from None
+    except BaseException:  # Ctrl-C, or anything else: never leave the program running
+        _stop(proc)
+        raise
+    return Completed(tuple(argv), proc.returncode, out, err)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> str:
+    """Kill the program and its process group; what it printed before, as far as it can still be read."""
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows has no process groups to signal
+            proc.kill()
+    except OSError:
+        proc.kill()  # the group is gone already: the program alone, if it is still there
+    try:
+        out, err = proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:  # a grandchild that left the group still holds the pipes
+        return ""
+    return (err + out).decode("utf-8", "replace")[-4000:]
