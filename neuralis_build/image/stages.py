@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from neuralis_build import folderlock
 from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import NeuralisError
+from neuralis_build.errors import NeuralisError, UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import install
 from neuralis_build.image.cache import Cache, tree_hash
@@ -34,7 +37,12 @@ def acquire(work: Work, cache: Cache, host: HostProfile, limits: Limits, finish:
     try:
         if spec.kind == "directory":
             assert spec.path is not None
-            work.source_package = load_package(spec.path)
+            try:
+                work.source_package = load_package(spec.path)
+            except UsageError as exc:  # the folder's package.json could not be read: this package's problem
+                work.refuse(source_diag(work, NB1801.id, exc.message, exc.hint))
+                finish(work)
+                return
             work.manifest = work.source_package.manifest
             _name_version(work)
             return
@@ -58,12 +66,11 @@ def acquire(work: Work, cache: Cache, host: HostProfile, limits: Limits, finish:
             finish(work)
             return
         work.key = key_of(work, work.integrity, host, limits.__dict__)
-        if cached_verdict(work, cache) and not work.alive:
+        if cached_verdict(work, cache):
+            work.data = data  # read again only if it is staged (an unchanged image keeps its installed files)
             finish(work)
             return
         work.entries = read_tarball(data, limits)
-        if work.cached:
-            return
         raw = next(e.data for e in work.entries if e.path == MANIFEST)
         work.manifest = parse_manifest(raw, Path(spec.source)).manifest
         _name_version(work)
@@ -199,24 +206,22 @@ def _build_directory(package: Package, host: HostProfile, published: dict[str, s
         compile_events(package)
 
 
-def stage_and_check(
+def prepare(
     work: Work,
-    staging: Path,
     cache: Cache,
     host: HostProfile,
     published: dict[str, str],
     limits: Limits,
     finish: Finish,
 ) -> None:
-    """Build and pack a folder (or take a tarball's checked entries), stage it with its files, and check it."""
-    if not work.alive:
+    """Build and pack a folder (or reuse its verdict): what ``write`` stages. A tarball was read by ``acquire``."""
+    if not work.alive or work.spec.kind != "directory":
         return
     o = work.outcome
-    assert o.name is not None
+    package = work.source_package
+    assert package is not None and o.name is not None
     try:
-        if work.spec.kind == "directory":
-            package = work.source_package
-            assert package is not None
+        with folderlock.hold(package.root):  # no `ui` or `pack` of this folder runs meanwhile
             own = set(work.facts.published if work.facts else ())
             externals = {k: v for k, v in sorted(published.items()) if v != o.name and k not in own}
             builds = _builds_outputs(package, o.trust)
@@ -228,41 +233,102 @@ def stage_and_check(
                 finish(work)
                 if not work.alive:
                     return
-            else:
+            if not work.cached:
                 if builds:
                     _build_directory(package, host, externals)
                     package = load_package(package.root)
                 work.manifest = package.manifest
                 packed = pack_package(package)  # npm's file list, in memory; then read like any tarball
-            work.integrity = packed.integrity
-            work.tgz = packed.tgz
-            work.entries = read_tarball(packed.tgz, limits)
-            work.staged = install.stage(work.entries, staging, o.name)
-        else:
-            assert work.entries is not None
-            work.staged = install.stage(work.entries, staging, o.name)
+        assert packed is not None
+        work.integrity = packed.integrity
+        work.tgz = packed.tgz
+        work.entries = read_tarball(packed.tgz, limits)
+    except ArchiveRefused as exc:
+        _refused(work, source_diag(work, exc.rule.id, exc.message, exc.hint), finish)
+    except NeuralisError as exc:
+        _refused_by(work, exc, finish)
+    except OSError as exc:
+        if not _in_source(work, exc):
+            raise
+        _refused(work, _unreadable(work, exc), finish)
+
+
+def write(work: Work, root: Path, host: HostProfile, limits: Limits, finish: Finish) -> None:
+    """Stage the package as ``root/node_modules/<name>`` with its files whitelist, and check it unless cached."""
+    if not work.alive:
+        return
+    o = work.outcome
+    assert o.name is not None
+    try:
+        if work.entries is None:  # a cached tarball: its bytes were kept, not read
+            assert work.data is not None
+            work.entries = read_tarball(work.data, limits)
+        work.staged = install.stage(work.entries, root, o.name)
+        if work.spec.kind != "directory":
             # the files whitelist, as npm pack selects it from the same tree
             manifest = work.manifest if work.manifest is not None else read_manifest(work.staged)
             # npm's pack takes the bundled dependencies' folders as they are
             bundled = install.bundled_folders(work.staged, manifest)
             install.keep_only(work.staged, set(packlist(work.staged, manifest)), bundled)
-        work.entries = None  # the bytes are on disk from here on
+        work.entries = work.data = None  # the bytes are on disk from here on
     except ArchiveRefused as exc:
-        work.refuse(source_diag(work, exc.rule.id, exc.message, exc.hint))
-        finish(work)
+        _refused(work, source_diag(work, exc.rule.id, exc.message, exc.hint), finish)
         return
     except NeuralisError as exc:
-        diagnostics = getattr(exc, "diagnostics", None)
-        if not diagnostics or exc.exit_code != 1:
-            raise
-        o.status = "refused"
-        o.diagnostics.extend(diagnostics)
-        finish(work)
+        _refused_by(work, exc, finish)
         return
-    o.path = f"node_modules/{o.name}"
-    o.chain = (o.name,)
     if not work.cached:
         work.facts = judge_staged(o, work.staged, host)
+
+
+def installed_at(work: Work, out: Path) -> None:
+    """Take the package's installed folder in ``out`` as it is (an unchanged image is not staged again)."""
+    assert work.outcome.name is not None
+    work.staged = install.package_dir(out, work.outcome.name)
+    work.entries = work.data = None
+
+
+def placed(work: Work) -> None:
+    """Where the package is in the image, once staged or kept."""
+    if work.alive and work.outcome.name is not None:
+        work.outcome.path = f"node_modules/{work.outcome.name}"
+        work.outcome.chain = (work.outcome.name,)
+
+
+def _refused(work: Work, diagnostic: Diagnostic, finish: Finish) -> None:
+    work.refuse(diagnostic)
+    finish(work)
+
+
+def _refused_by(work: Work, exc: NeuralisError, finish: Finish) -> None:
+    diagnostics = getattr(exc, "diagnostics", None)
+    if not diagnostics or exc.exit_code != 1:
+        raise exc
+    work.outcome.status = "refused"
+    work.outcome.diagnostics.extend(diagnostics)
+    finish(work)
+
+
+def _in_source(work: Work, exc: OSError) -> bool:
+    """Was the error met reading the package's own folder (its files, not the machine's state elsewhere)?"""
+    where = work.spec.path
+    if where is None or not isinstance(exc.filename, str) or exc.errno in _MACHINE:
+        return False
+    return Path(exc.filename) == where or where in Path(exc.filename).parents
+
+
+# errors about the machine, whatever file they were met at
+_MACHINE = {errno.ENOSPC, errno.EDQUOT, errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EIO, errno.EROFS}
+
+
+def _unreadable(work: Work, exc: OSError) -> Diagnostic:
+    shown = os.path.relpath(exc.filename, work.spec.path) if work.spec.path else exc.filename
+    return source_diag(
+        work,
+        NB1801.id,
+        f"cannot read {shown}: {exc.strerror or exc}",
+        "make every file of the package folder readable (or leave it out of the package)",
+    )
 
 
 def resolve(works: list[Work], staging: Path) -> None:
