@@ -147,7 +147,6 @@ def _sweep(out: Path) -> None:
 def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
     out, host, limits = run.out, run.host, run.limits
     cache = Cache(out)
-    run.notes.extend(n for n in cache.notes if n not in run.notes)
     staging = atomic.staging_dir(out, STAGING_PREFIX)
     try:
         works = [
@@ -189,6 +188,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         conflicts, node_record = closure_facts(works, tree, host, cache if kept is not None else None)
         outcomes = [w.outcome for w in works] + [f.outcome for f in tree.found]
         installed = installed_of(tree.closure, tree.written)
+        run.notes.extend(n for n in cache.notes if n not in run.notes)
         result = ImageResult(out, host, outcomes, contests, registry.providers(), installed, conflicts, run.notes)
         # 6. the lock, --frozen, the SBOM and the report, staged beside the tree; then the swap
         closure_rows = [i.to_toml() for i in installed]
