@@ -159,7 +159,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         published = stages.declared_publications(works)
         run.parallel(lambda w: stages.prepare(w, cache, host, published, limits, run.finish), works)
         fingerprint, listed = keep.fingerprint(host, limits), keep.listed(works)
-        kept = keep.kept_plan(cache, out, works, fingerprint) if keep_tree else None
+        kept = keep.kept_tree(cache, out, works, fingerprint) if keep_tree else None
         root = out if kept is not None else staging
         if kept is None:
             run.parallel(lambda w: stages.write(w, staging, host, limits, run.finish), works)
@@ -178,7 +178,8 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
             old_packages, old_installed = read_lock(out / LOCK)
             _frozen(lock_differences(old_packages, locked))
         # 2. npm resolves their closure; it is written where the lock places it; its neuralis packages judged
-        tree = Tree(works, root, staging / RESOLVE_DIR, out, host, run.jobs, limits, run.npm, kept)
+        plan = kept.plan if kept is not None else None
+        tree = Tree(works, root, staging / RESOLVE_DIR, out, host, run.jobs, limits, run.npm, plan)
         tree.resolve(run.frozen)
         tree.install()
         tree.discover()
@@ -211,7 +212,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
             "listed": listed,
             "plan": tree.plan,
             "pruned": bool(tree.blocked),
-            "listing": listing_digest(root / install.NODE_MODULES),
+            "listing": kept.listing if kept is not None else listing_digest(staging / install.NODE_MODULES),
             "sbom": keep.sbom_record(sbom_key, sbom),
             "node": node_record,
         }

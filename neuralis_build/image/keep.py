@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,16 @@ def listed(works: list[Work]) -> list[list[str]]:
     return sorted([f"node_modules/{w.outcome.name}", w.integrity or ""] for w in works if w.alive)
 
 
-def kept_plan(cache: Cache, out: Path, works: list[Work], fingerprint: str) -> list[list[str]] | None:
-    """The last build's plan of its tree when that tree can be kept as it is; None to stage it afresh."""
+@dataclass(frozen=True)
+class Kept:
+    """The last build's tree, kept: the plan it was installed from and the digest of its listing."""
+
+    plan: list[list[str]]
+    listing: str
+
+
+def kept_tree(cache: Cache, out: Path, works: list[Work], fingerprint: str) -> Kept | None:
+    """The last build's tree when it can be kept as it is; None to stage it afresh."""
     last = cache.image
     if last is None or last.get("fingerprint") != fingerprint or last.get("pruned") is not False:
         return None
@@ -54,9 +63,10 @@ def kept_plan(cache: Cache, out: Path, works: list[Work], fingerprint: str) -> l
     plan = last.get("plan")
     if not isinstance(plan, list) or not all(isinstance(p, list) and len(p) == 2 for p in plan):
         return None
-    if listing_digest(out / NODE_MODULES) != last.get("listing"):
+    digest = listing_digest(out / NODE_MODULES)
+    if digest is None or digest != last.get("listing"):
         return None
-    return [[str(a), str(b)] for a, b in plan]
+    return Kept([[str(a), str(b)] for a, b in plan], digest)
 
 
 def sbom_key(data: Any) -> str:

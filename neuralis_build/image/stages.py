@@ -20,8 +20,6 @@ from neuralis_build.image.fetch import NB1801, NB1802, FetchFailed, integrity_of
 from neuralis_build.image.materialize import read_manifest
 from neuralis_build.image.work import Work, cached_verdict, key_of, source_diag
 from neuralis_build.npmname import name_problems
-from neuralis_build.pack.packlist import packlist
-from neuralis_build.pack.tarball import pack_package
 from neuralis_build.package import MANIFEST, Package, load_package, parse_manifest
 
 NB1809 = code("NB1809", "package-name-invalid", "the installed package has no valid npm name or version")
@@ -217,6 +215,8 @@ def prepare(
     """Build and pack a folder (or reuse its verdict): what ``write`` stages. A tarball was read by ``acquire``."""
     if not work.alive or work.spec.kind != "directory":
         return
+    from neuralis_build.pack.tarball import pack_package
+
     o = work.outcome
     package = work.source_package
     assert package is not None and o.name is not None
@@ -257,6 +257,8 @@ def write(work: Work, root: Path, host: HostProfile, limits: Limits, finish: Fin
     """Stage the package as ``root/node_modules/<name>`` with its files whitelist, and check it unless cached."""
     if not work.alive:
         return
+    from neuralis_build.pack.packlist import packlist
+
     o = work.outcome
     assert o.name is not None
     try:
