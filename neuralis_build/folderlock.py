@@ -107,13 +107,13 @@ def holder_of(st: os.stat_result) -> str | None:
 
 
 def _command(pid: str) -> str:
+    """`` (command line)`` of a process, the interpreter and the script by their names only; empty if unknown."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            words = fh.read().rstrip(b"\0").split(b"\0")
+            words = [w.decode("utf-8", "replace") for w in fh.read().rstrip(b"\0").split(b"\0")]
     except OSError:
         return ""
-    text = " ".join(
-        os.path.basename(w.decode("utf-8", "replace")) if i == 0 else w.decode("utf-8", "replace")
-        for i, w in enumerate(words)
-    )
+    # "/usr/bin/python3 /work/.venv/bin/neuralis-build image …" reads as "python3 neuralis-build image …"
+    shown = [os.path.basename(w) if i < 2 and os.path.isabs(w) else w for i, w in enumerate(words)]
+    text = " ".join(" ".join(shown).split())  # one line, however the command was spelt
     return f" ({text[:160]})" if text else ""

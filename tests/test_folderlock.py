@@ -33,7 +33,7 @@ def test_the_holder_is_named_by_its_pid_and_command_and_released_when_it_dies(tm
     )
     assert holder.stdout is not None and holder.stdin is not None
     assert holder.stdout.readline() == "held\n"
-    command = " ".join([os.path.basename(sys.executable), "-c", HOLDER, str(tmp_path)])
+    command = " ".join(" ".join([os.path.basename(sys.executable), "-c", HOLDER, str(tmp_path)]).split())
     assert folderlock.holder_of(os.stat(tmp_path)) == f"pid {holder.pid} ({command[:160]})"
     holder.kill()
     holder.wait()
