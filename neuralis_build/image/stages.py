@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import errno
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +16,16 @@ from neuralis_build.image.discover import judge_staged
 from neuralis_build.image.extract import ArchiveRefused, Limits, read_tarball
 from neuralis_build.image.fetch import NB1801, NB1802, FetchFailed, integrity_of, npm_pack, read_tarball_file
 from neuralis_build.image.materialize import read_manifest
-from neuralis_build.image.work import Work, cached_verdict, key_of, source_diag
+from neuralis_build.image.work import (
+    Work,
+    cached_verdict,
+    in_source,
+    key_of,
+    refused,
+    refused_by,
+    source_diag,
+    unreadable,
+)
 from neuralis_build.npmname import name_problems
 from neuralis_build.package import MANIFEST, Package, load_package, parse_manifest
 
@@ -244,13 +251,13 @@ def prepare(
         work.tgz = packed.tgz
         work.entries = read_tarball(packed.tgz, limits)
     except ArchiveRefused as exc:
-        _refused(work, source_diag(work, exc.rule.id, exc.message, exc.hint), finish)
+        refused(work, source_diag(work, exc.rule.id, exc.message, exc.hint), finish)
     except NeuralisError as exc:
-        _refused_by(work, exc, finish)
+        refused_by(work, exc, finish)
     except OSError as exc:
-        if not _in_source(work, exc):
+        if not in_source(work, exc):
             raise
-        _refused(work, _unreadable(work, exc), finish)
+        refused(work, unreadable(work, exc), finish)
 
 
 def write(work: Work, root: Path, host: HostProfile, limits: Limits, finish: Finish) -> None:
@@ -274,10 +281,10 @@ def write(work: Work, root: Path, host: HostProfile, limits: Limits, finish: Fin
             install.keep_only(work.staged, set(packlist(work.staged, manifest)), bundled)
         work.entries = work.data = None  # the bytes are on disk from here on
     except ArchiveRefused as exc:
-        _refused(work, source_diag(work, exc.rule.id, exc.message, exc.hint), finish)
+        refused(work, source_diag(work, exc.rule.id, exc.message, exc.hint), finish)
         return
     except NeuralisError as exc:
-        _refused_by(work, exc, finish)
+        refused_by(work, exc, finish)
         return
     if not work.cached:
         work.facts = judge_staged(o, work.staged, host)
@@ -295,42 +302,6 @@ def placed(work: Work) -> None:
     if work.alive and work.outcome.name is not None:
         work.outcome.path = f"node_modules/{work.outcome.name}"
         work.outcome.chain = (work.outcome.name,)
-
-
-def _refused(work: Work, diagnostic: Diagnostic, finish: Finish) -> None:
-    work.refuse(diagnostic)
-    finish(work)
-
-
-def _refused_by(work: Work, exc: NeuralisError, finish: Finish) -> None:
-    diagnostics = getattr(exc, "diagnostics", None)
-    if not diagnostics or exc.exit_code != 1:
-        raise exc
-    work.outcome.status = "refused"
-    work.outcome.diagnostics.extend(diagnostics)
-    finish(work)
-
-
-def _in_source(work: Work, exc: OSError) -> bool:
-    """Was the error met reading the package's own folder (its files, not the machine's state elsewhere)?"""
-    where = work.spec.path
-    if where is None or not isinstance(exc.filename, str) or exc.errno in _MACHINE:
-        return False
-    return Path(exc.filename) == where or where in Path(exc.filename).parents
-
-
-# errors about the machine, whatever file they were met at
-_MACHINE = {errno.ENOSPC, errno.EDQUOT, errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EIO, errno.EROFS}
-
-
-def _unreadable(work: Work, exc: OSError) -> Diagnostic:
-    shown = os.path.relpath(exc.filename, work.spec.path) if work.spec.path else exc.filename
-    return source_diag(
-        work,
-        NB1801.id,
-        f"cannot read {shown}: {exc.strerror or exc}",
-        "make every file of the package folder readable (or leave it out of the package)",
-    )
 
 
 def resolve(works: list[Work], staging: Path) -> None:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import errno
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, has_errors
+from neuralis_build.errors import NeuralisError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.cache import Cache, cache_key
 from neuralis_build.image.contests import Facts
 from neuralis_build.image.extract import Entry
+from neuralis_build.image.fetch import NB1801
 from neuralis_build.image.report import PackageOutcome
 from neuralis_build.image.spec import PackageSpec
 from neuralis_build.package import Package
@@ -158,3 +163,42 @@ def cached_verdict(work: Work, cache: Cache) -> bool:
         cache.note_bad_record(work.key)
         return False
     return True
+
+
+def refused(work: Work, diagnostic: Diagnostic, finish: Callable[[Work], None]) -> None:
+    """Refuse the package with ``diagnostic`` and announce it."""
+    work.refuse(diagnostic)
+    finish(work)
+
+
+def refused_by(work: Work, exc: NeuralisError, finish: Callable[[Work], None]) -> None:
+    """Refuse the package with the diagnostics of a refusal (exit 1); anything else is raised again."""
+    diagnostics = getattr(exc, "diagnostics", None)
+    if not diagnostics or exc.exit_code != 1:
+        raise exc
+    work.outcome.status = "refused"
+    work.outcome.diagnostics.extend(diagnostics)
+    finish(work)
+
+
+def in_source(work: Work, exc: OSError) -> bool:
+    """Was the error met reading the package's own folder (its files, not the machine's state elsewhere)?"""
+    where = work.spec.path
+    if where is None or not isinstance(exc.filename, str) or exc.errno in _MACHINE:
+        return False
+    return Path(exc.filename) == where or where in Path(exc.filename).parents
+
+
+# errors about the machine, whatever file they were met at
+_MACHINE = {errno.ENOSPC, errno.EDQUOT, errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EIO, errno.EROFS}
+
+
+def unreadable(work: Work, exc: OSError) -> Diagnostic:
+    """NB1801 at the source: a file of the package's own folder could not be read."""
+    shown = os.path.relpath(exc.filename, work.spec.path) if work.spec.path else exc.filename
+    return source_diag(
+        work,
+        NB1801.id,
+        f"cannot read {shown}: {exc.strerror or exc}",
+        "make every file of the package folder readable (or leave it out of the package)",
+    )

@@ -356,3 +356,29 @@ def test_an_unchanged_rerun_keeps_node_modules_and_a_touched_one_is_installed_af
     assert installed.read_text() == "a" and installed.stat().st_ino != inode
     assert image_files(out) == files
     assert_consistent(out)
+
+
+def test_an_error_reading_the_package_s_own_folder_refuses_it_and_a_machine_error_does_not(tmp_path: Path) -> None:
+    import errno
+
+    from neuralis_build.image.report import PackageOutcome
+    from neuralis_build.image.spec import PackageSpec
+    from neuralis_build.image.work import Work, in_source, unreadable
+
+    folder = tmp_path / "pkg"
+    spec = PackageSpec(0, "pkg", "directory", "host-dependency", "first-party", None, None, path=folder)
+    work = Work(spec, PackageOutcome("pkg", "host-dependency", "first-party"))
+    denied = OSError(errno.EACCES, "Permission denied", str(folder / "lib" / "x.js"))
+    assert in_source(work, denied)
+    assert unreadable(work, denied).to_json() == {
+        "severity": "error",
+        "code": "NB1801",
+        "file": "pkg",
+        "pointer": "",
+        "message": "cannot read lib/x.js: Permission denied",
+        "hint": "make every file of the package folder readable (or leave it out of the package)",
+        "line": None,
+        "column": None,
+    }
+    assert not in_source(work, OSError(errno.ENOSPC, "No space left on device", str(folder / "x.js")))
+    assert not in_source(work, OSError(errno.EACCES, "Permission denied", str(tmp_path / "out" / "x.js")))
