@@ -23,7 +23,7 @@ from neuralis_build import atomic, folderlock
 from neuralis_build.errors import UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import install, keep, stages
-from neuralis_build.image.cache import Cache, listing_digest
+from neuralis_build.image.cache import CACHE_DIR, Cache, listing_digest
 from neuralis_build.image.closure import Diverged, Tree
 from neuralis_build.image.commit import commit, recover
 from neuralis_build.image.conflicts import installed_of
@@ -44,6 +44,7 @@ STAGING_PREFIX = ".neuralis-staging-"
 # The image's entries, in the order the commit swaps them in: the tree first, the report last.
 ENTRIES = (install.NODE_MODULES, TARBALLS, MANIFEST, NPM_LOCK, SBOM, LOCK, REPORT)
 _LEGACY = re.compile(r"^\.(?:neuralis-staging|.+\.old-\d+)$")  # what builds before the transaction left
+_FETCHING = re.compile(r"^\.(?:fetch|npm-pack)-")  # the scratch folders of npm pack (fetch.py, tarballs.py)
 
 
 class BuildInterrupted(KeyboardInterrupt):
@@ -137,11 +138,26 @@ def prepare_out(out: Path) -> Path:
 
 
 def _sweep(out: Path) -> None:
-    """Remove what killed builds left in ``out``: staging folders, temp files, the fixed names of older versions."""
+    """Remove what killed builds left in ``out``: staging folders, temp files, the fixed names of older versions.
+
+    The cache is written by image builds only, under the same lock, so any fetch folder in it is a leftover.
+    """
     atomic.sweep(out)
-    for entry in sorted(os.scandir(out), key=lambda e: e.name):
-        if _LEGACY.match(entry.name):
-            atomic.remove(Path(entry.path))
+    cache = out / CACHE_DIR
+    for folder, pattern in (
+        (out, _LEGACY),
+        (cache, _FETCHING),
+        (cache / "npm", _FETCHING),
+        (cache / "registry", _FETCHING),
+    ):
+        atomic.sweep(folder)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if pattern.match(entry.name):
+                atomic.remove(Path(entry.path))
 
 
 def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:

@@ -382,3 +382,48 @@ def test_an_error_reading_the_package_s_own_folder_refuses_it_and_a_machine_erro
     }
     assert not in_source(work, OSError(errno.ENOSPC, "No space left on device", str(folder / "x.js")))
     assert not in_source(work, OSError(errno.EACCES, "Permission denied", str(tmp_path / "out" / "x.js")))
+
+
+def test_what_killed_builds_left_in_the_folder_and_its_cache_is_swept(tmp_path: Path) -> None:
+    spec, out = _two_packages(tmp_path), tmp_path / "out"
+    assert cli("image", spec, "--out", out).code == 0
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    cache = out / ".neuralis-cache"
+    left = [
+        out / f".neuralis-staging-{pid}-0123456789",  # a folder being staged
+        out / f".neuralis-image.json.{pid}-0123456789.tmp",  # a file being written
+        out / ".neuralis-staging",  # what a build before the transaction used
+        out / f".node_modules.old-{pid}",  # and set aside
+        cache / f".state.json.{pid}-0123456789.tmp",
+        cache / "registry" / f".sha512-00.tgz.{pid}-0123456789.tmp",
+        cache / "registry" / ".npm-pack-x1y2",
+        cache / "npm" / ".fetch-x1y2",
+    ]
+    for path in left:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir() if not path.name.endswith(".tmp") else path.write_text("partial")
+    assert cli("image", spec, "--out", out).code == 0
+    assert [p for p in left if os.path.lexists(p)] == []
+    assert leftovers(out) == []
+
+
+def test_a_lone_surrogate_in_a_tarball_s_version_refuses_that_package_and_the_image_stays_consistent(
+    tmp_path: Path,
+) -> None:
+    from tests.image.conftest import file_info, raw_tgz
+
+    out = tmp_path / "out"
+    assert cli("image", _one_package(tmp_path), "--out", out).code == 0
+    raw = b'{"name": "acme-odd", "version": "1.0.0-\\udcff", "neuralis": {}}'
+    write_tgz(tmp_path / "tgz", "odd.tgz", raw_tgz([file_info("package/package.json", raw)]))
+    spec = tmp_path / "image.toml"
+    spec.write_text(spec_text({"source": "tgz/a.tgz"}, {"source": "tgz/odd.tgz"}))
+    done = cli("image", spec, "--out", out, "--format", "json")
+    assert done.code == 1, done.err
+    odd = json.loads(done.out)["packages"][1]
+    assert (odd["status"], [d["code"] for d in odd["diagnostics"]]) == ("refused", ["NB0007"])
+    assert "internal error" not in done.err
+    assert_consistent(out)
+    assert leftovers(out) == []
+    assert sorted(p.name for p in (out / "node_modules").iterdir()) == ["acme-a"]
