@@ -106,6 +106,10 @@ class Cache:
         self.image: dict[str, Any] | None = None  # what the last build committed (see build.py)
         self.fresh_image: dict[str, Any] | None = None
         self.notes: list[str] = []
+        if os.path.lexists(self.folder) and not (self.folder.is_dir() and not self.folder.is_symlink()):
+            atomic.remove(self.folder)  # ours to replace (a file, or a link that could lead anywhere)
+            self.notes.append(f"{self.folder} was not a folder: it is replaced, and every package is checked again")
+            return
         path = self.folder / STATE
         if not os.path.lexists(path):
             return

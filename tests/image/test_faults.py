@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -259,7 +260,7 @@ def _read_only(out: Path) -> Iterator[None]:
 # --- a corrupt cache is a note, never a crash ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("corrupt", ["not JSON", "not an object", "a folder", "records missing fields"])
+@pytest.mark.parametrize("corrupt", ["not JSON", "not an object", "a folder", "records missing fields", "no folder"])
 def test_a_corrupt_cache_state_is_ignored_with_a_note(tmp_path: Path, corrupt: str) -> None:
     spec, out = _two_packages(tmp_path), tmp_path / "out"
     first = cli("image", spec, "--out", out, "--format", "json")
@@ -272,6 +273,10 @@ def test_a_corrupt_cache_state_is_ignored_with_a_note(tmp_path: Path, corrupt: s
     elif corrupt == "a folder":
         state.unlink()
         (state / "inside").mkdir(parents=True)
+    elif corrupt == "no folder":  # the cache folder itself is a file
+        shutil.rmtree(state.parent)
+        state.parent.write_text("not a folder")
+        state = state.parent
     else:
         data = json.loads(state.read_text())
         data["records"] = {key: {"name": 3} for key in data["records"]}
@@ -281,7 +286,7 @@ def test_a_corrupt_cache_state_is_ignored_with_a_note(tmp_path: Path, corrupt: s
     assert f"note: {state} " in done.err and "checked again" in done.err
     assert "(cached)" not in done.err
     assert done.out == first.out
-    assert json.loads(state.read_text())["records"]  # written afresh
+    assert json.loads((out / ".neuralis-cache" / "state.json").read_text())["records"]  # written afresh
 
 
 # --- one bad package is refused on its own --------------------------------------------------------------
