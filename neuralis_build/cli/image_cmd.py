@@ -63,9 +63,11 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Install, check and judge every package of SPEC into one host image; report every refusal."""
+        from rich.markup import escape
+
         from neuralis_build.errors import UsageError
         from neuralis_build.hostprofile import load_host_profile
-        from neuralis_build.image.build import PackageFinished, build_image
+        from neuralis_build.image.build import BuildInterrupted, PackageFinished, build_image
         from neuralis_build.image.spec import frozen_problems, load_spec
 
         if jobs is not None and jobs < 1:
@@ -81,15 +83,22 @@ def register(app: typer.Typer) -> None:
         def show(event: PackageFinished) -> None:
             err.print(_progress_line(event.outcome, event.index, event.total))
 
-        with common.status(err, f"building {len(image_spec.packages)} package(s) into {out}"):
-            result = build_image(
-                image_spec,
-                out,
-                host=profile,
-                jobs=jobs or os.cpu_count() or 2,
-                frozen=frozen,
-                on_event=show,
-            )
+        _file_size_limit_is_an_error()
+        try:
+            with common.status(err, f"building {len(image_spec.packages)} package(s) into {out}"):
+                result = build_image(
+                    image_spec,
+                    out,
+                    host=profile,
+                    jobs=jobs or os.cpu_count() or 2,
+                    frozen=frozen,
+                    on_event=show,
+                )
+        except BuildInterrupted as stopped:
+            err.print(f"[bold red]interrupted:[/] {escape(stopped.kept)}")
+            raise typer.Exit(130) from None
+        for note in result.notes:
+            err.print(f"[cyan]note:[/] {escape(note)}")
         if format is ImageFormat.json:
             print(result.render(), end="")
         elif format is ImageFormat.github:
@@ -98,6 +107,15 @@ def register(app: typer.Typer) -> None:
             print_summary(common.stdout(), result)
         if result.anything_refused and not allow_refused:
             raise typer.Exit(1)
+
+
+def _file_size_limit_is_an_error() -> None:
+    """Under ``ulimit -f`` a write past the limit kills the process (SIGXFSZ) unless the signal is ignored;
+    ignored, the write fails with EFBIG, which the build reports as the environment error it is (exit 2)."""
+    import signal
+
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 def _label(outcome: PackageOutcome) -> str:

@@ -183,6 +183,7 @@ def _pack_one(
     path: Path, out: Path | None, dry_run: bool, fmt: common.Format, trust: Trust, profile: HostProfile
 ) -> tuple[Any, int]:
     """Pack one folder and report it in ``fmt``; the JSON element and the exit code (refusals are not raised)."""
+    from neuralis_build import folderlock
     from neuralis_build.check import check_package
     from neuralis_build.cli.render import annotation, diagnostic_annotations, explain_footer, print_diagnostics
     from neuralis_build.diagnostics import has_errors
@@ -196,15 +197,16 @@ def _pack_one(
     try:
         package = load_package(path)
         root = package.root
-        prep = prepare_pack(check_package(package, trust, profile))
-        diagnostics = prep.diagnostics
-        result = None
-        if prep.ok:
-            result = pack_package(package, prep.files)
-            diagnostics = diagnostics + tarball_diagnostics(result)
-        if result is None or has_errors(diagnostics):
-            raise DiagnosedError(f"{package.name or package.root} was not packed (judged at {trust})", diagnostics)
-        written = None if dry_run else write_tarball(result, out if out is not None else Path.cwd())
+        with folderlock.hold(root):  # another pack or ui of this folder waits: no half-written file is packed
+            prep = prepare_pack(check_package(package, trust, profile))
+            diagnostics = prep.diagnostics
+            result = None
+            if prep.ok:
+                result = pack_package(package, prep.files)
+                diagnostics = diagnostics + tarball_diagnostics(result)
+            if result is None or has_errors(diagnostics):
+                raise DiagnosedError(f"{package.name or package.root} was not packed (judged at {trust})", diagnostics)
+            written = None if dry_run else write_tarball(result, out if out is not None else Path.cwd())
     except NeuralisError as exc:  # a refusal (exit 1) or a folder that cannot be read (exit 2)
         boundary.show_error(exc)
         if fmt is common.Format.github:

@@ -1,40 +1,96 @@
 """Build one host image from a SPEC: check the listed packages, resolve their closure with npm, install, judge.
 
-Everything is staged in ``DIR/.neuralis-staging``: the listed packages (checked, with their ``files``
-applied) in its ``node_modules``, npm's resolution in ``resolve/``, then the closure's registry
-packages written where npm's lock places them. Every ``neuralis`` package of the tree is judged and
-takes part in the contests; a refused one takes out whatever needs it. Only a complete, judged tree
-is swapped in as ``DIR/node_modules``, with the report, the locks and the SBOM written beside it.
+One build at a time holds the image folder (``folderlock``); a build killed half-way is rolled back
+by the next one (``commit.recover``). Everything is staged in ``DIR/.neuralis-staging-<pid>-<random>``:
+the listed packages (checked, with their ``files`` applied) in its ``node_modules``, npm's resolution,
+then the closure's registry packages written where npm's lock places them. Every ``neuralis``
+package of the tree is judged and takes part in the contests; a refused one takes out whatever needs
+it. The report, the locks and the SBOM are written beside the staged tree, and only then is the
+whole image swapped in, as one transaction (``commit``): a failure anywhere leaves the previous image.
+An unchanged rerun keeps the installed ``node_modules`` instead of staging it again (``keep``).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
+import re
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from neuralis_build import atomic
+from neuralis_build import atomic, folderlock
 from neuralis_build.errors import UsageError
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.image import install, stages
-from neuralis_build.image.cache import Cache
-from neuralis_build.image.closure import NB1812, Tree
-from neuralis_build.image.conflicts import Conflict, closure_conflicts, installed_of
-from neuralis_build.image.contests import Facts, Registry, ToolContest, settle_tools, shadow_warnings
+from neuralis_build.image import install, keep, stages
+from neuralis_build.image.cache import CACHE_DIR, Cache, listing_digest
+from neuralis_build.image.closure import Diverged, Tree
+from neuralis_build.image.commit import commit, recover
+from neuralis_build.image.conflicts import installed_of
 from neuralis_build.image.extract import Limits
-from neuralis_build.image.judge import reported
+from neuralis_build.image.judging import closure_facts, judge_modules, settle
 from neuralis_build.image.lock import LOCK, Locked, installed_differences, lock_differences, read_lock, render_lock
-from neuralis_build.image.nodecheck import check_with_node
+from neuralis_build.image.lockfile import NPM_LOCK
 from neuralis_build.image.npm import Runner, run_npm
 from neuralis_build.image.report import REPORT, ImageResult, PackageOutcome
-from neuralis_build.image.resolve import commit_files
+from neuralis_build.image.resolve import MANIFEST, RESOLVE_DIR, TARBALLS
 from neuralis_build.image.sbom import SBOM, render_sbom
 from neuralis_build.image.spec import ImageSpec
 from neuralis_build.image.work import PackageFinished, Work, record_of
 
-__all__ = ["PackageFinished", "build_image"]
+__all__ = ["BuildInterrupted", "PackageFinished", "build_image"]
+
+STAGING_PREFIX = ".neuralis-staging-"
+# The image's entries, in the order the commit swaps them in: the tree first, the report last.
+ENTRIES = (install.NODE_MODULES, TARBALLS, MANIFEST, NPM_LOCK, SBOM, LOCK, REPORT)
+_LEGACY = re.compile(r"^\.(?:neuralis-staging|.+\.old-\d+)$")  # what builds before the transaction left
+_FETCHING = re.compile(r"^\.(?:fetch|npm-pack)-")  # the scratch folders of npm pack (fetch.py, tarballs.py)
+
+
+class BuildInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a build: ``kept`` says what the image folder holds now."""
+
+    def __init__(self, kept: str) -> None:
+        super().__init__(kept)
+        self.kept = kept
+
+
+@dataclass
+class _Run:
+    """One call of build_image, across its attempts: what was announced, said and committed."""
+
+    spec: ImageSpec
+    out: Path
+    host: HostProfile
+    jobs: int
+    frozen: bool
+    limits: Limits
+    npm: Runner
+    on_event: Callable[[PackageFinished], None] | None
+    notes: list[str] = field(default_factory=list)
+    announced: set[int] = field(default_factory=set)
+    committed: bool = False
+
+    def finish(self, work: Work) -> None:
+        if self.on_event is not None and work.spec.index not in self.announced:
+            self.announced.add(work.spec.index)
+            self.on_event(PackageFinished(work.spec.index, len(self.spec.packages), work.outcome))
+
+    def done(self) -> None:
+        self.committed = True
+
+    def parallel(self, fn: Callable[[Work], None], items: Iterable[Work]) -> None:
+        items = list(items)
+        if self.jobs <= 1 or len(items) <= 1:
+            for w in items:
+                fn(w)
+            return
+        pool = ThreadPoolExecutor(max_workers=self.jobs)
+        try:
+            for _ in pool.map(fn, items):
+                pass
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C: what has not started never starts
 
 
 def build_image(
@@ -49,76 +105,142 @@ def build_image(
     npm: Runner = run_npm,
 ) -> ImageResult:
     """Build the image into ``out``; raises UsageError when it cannot be built at all (exit 2)."""
-    limits = limits or Limits()
-    out = out.resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    cache = Cache(out)
-    staging = out / install.STAGING
-    shutil.rmtree(staging, ignore_errors=True)
-    install.sweep_aside(out)  # what a build killed in the middle of a swap left behind
-    works = [
-        Work(p, PackageOutcome(source=p.source, install_class=p.install_class, trust=p.trust)) for p in spec.packages
-    ]
-    total = len(works)
-    done: set[int] = set()
-
-    def finish(work: Work) -> None:
-        if on_event is not None and work.spec.index not in done:
-            done.add(work.spec.index)
-            on_event(PackageFinished(work.spec.index, total, work.outcome))
-
-    def parallel(fn: Callable[[Work], None], items: Iterable[Work]) -> None:
-        items = list(items)
-        if jobs <= 1 or len(items) <= 1:
-            for w in items:
-                fn(w)
-            return
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for _ in pool.map(fn, items):
-                pass
-
+    out = prepare_out(out)
+    run = _Run(spec, out, host, jobs, frozen, limits or Limits(), npm, on_event)
     try:
-        # 1. the listed packages: fetch and read (hostile-input rules), stage with their files, check, resolve
-        parallel(lambda w: stages.acquire(w, cache, host, limits, finish), works)
+        with folderlock.hold(out):  # a second build into the same folder waits for this one
+            run.notes.extend(recover(out))
+            _sweep(out)
+            try:
+                return _attempt(run, keep_tree=True)
+            except Diverged:
+                return _attempt(run, keep_tree=False)
+    except KeyboardInterrupt:
+        raise BuildInterrupted(_what_is_kept(run)) from None
+    except OSError as exc:
+        raise _environment(exc, run) from None
+
+
+def prepare_out(out: Path) -> Path:
+    """The image folder, made if missing; a file in the way is a usage error naming it."""
+    out = Path(os.path.abspath(out))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), out)
+        raise UsageError(
+            f"--out {out}: {blocker} is a file, not a folder",
+            hint="pass a folder for the image (it is made if missing), or move that file",
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot make the folder ({exc.strerror})") from None
+    return out
+
+
+def _sweep(out: Path) -> None:
+    """Remove what killed builds left in ``out``: staging folders, temp files, the fixed names of older versions.
+
+    The cache is written by image builds only, under the same lock, so any fetch folder in it is a leftover.
+    """
+    atomic.sweep(out)
+    cache = out / CACHE_DIR
+    for folder, pattern in (
+        (out, _LEGACY),
+        (cache, _FETCHING),
+        (cache / "npm", _FETCHING),
+        (cache / "registry", _FETCHING),
+    ):
+        atomic.sweep(folder)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if pattern.match(entry.name):
+                atomic.remove(Path(entry.path))
+
+
+def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
+    out, host, limits = run.out, run.host, run.limits
+    cache = Cache(out)
+    staging = atomic.staging_dir(out, STAGING_PREFIX)
+    try:
+        works = [
+            Work(p, PackageOutcome(source=p.source, install_class=p.install_class, trust=p.trust))
+            for p in run.spec.packages
+        ]
+        # 1. the listed packages: fetch and read (hostile-input rules), build and pack folders, stage, check
+        run.parallel(lambda w: stages.acquire(w, cache, host, limits, run.finish), works)
         stages.refuse_taken_names(works)
         published = stages.declared_publications(works)
-        parallel(lambda w: stages.stage_and_check(w, staging, cache, host, published, limits, finish), works)
-        stages.resolve(works, staging)
+        run.parallel(lambda w: stages.prepare(w, cache, host, published, limits, run.finish), works)
+        fingerprint, listed = keep.fingerprint(host, limits), keep.listed(works)
+        kept = keep.kept_tree(cache, out, works, fingerprint) if keep_tree else None
+        root = out if kept is not None else staging
+        if kept is None:
+            run.parallel(lambda w: stages.write(w, staging, host, limits, run.finish), works)
+        else:
+            for w in works:
+                if w.alive:
+                    stages.installed_at(w, out)
         for w in works:
-            finish(w)
+            stages.placed(w)
+        stages.resolve(works, root)
+        for w in works:
+            run.finish(w)
         locked = [Locked(w.spec.source, w.outcome.name, w.outcome.version, w.integrity) for w in works]
-        if frozen:
+        old_installed: list[dict[str, object]] = []
+        if run.frozen:
             old_packages, old_installed = read_lock(out / LOCK)
             _frozen(lock_differences(old_packages, locked))
         # 2. npm resolves their closure; it is written where the lock places it; its neuralis packages judged
-        tree = Tree(works, staging, out, host, jobs, limits, npm)
-        tree.resolve(frozen)
+        plan = kept.plan if kept is not None else None
+        tree = Tree(works, root, staging / RESOLVE_DIR, out, host, run.jobs, limits, run.npm, plan)
+        tree.resolve(run.frozen)
         tree.install()
         tree.discover()
         # 3. across packages: namespaces in id order, then tool names; 4. the UI modules; 5. node's view
-        registry, contests = _settle(works, tree, spec, host)
-        _judge_modules(works, tree, staging, host)
-        conflicts = _closure_facts(works, tree, host)
+        registry, contests = settle(works, tree, run.spec, host)
+        judge_modules(works, tree, host)
+        conflicts, node_record = closure_facts(works, tree, host, cache if kept is not None else None)
         outcomes = [w.outcome for w in works] + [f.outcome for f in tree.found]
         installed = installed_of(tree.closure, tree.written)
-        result = ImageResult(out, host, outcomes, contests, registry.providers(), installed, conflicts)
-        # 6. the lock, --frozen, then the swap into node_modules
+        run.notes.extend(n for n in cache.notes if n not in run.notes)
+        result = ImageResult(out, host, outcomes, contests, registry.providers(), installed, conflicts, run.notes)
+        # 6. the lock, --frozen, the SBOM and the report, staged beside the tree; then the swap
         closure_rows = [i.to_toml() for i in installed]
-        if frozen:
+        if run.frozen:
             _frozen(installed_differences(old_installed, closure_rows))
-        _write(staging / REPORT, result.render())
-        _write(staging / LOCK, render_lock(locked, closure_rows))
         npm_sources = frozenset(f"node_modules/{w.outcome.name}" for w in works if w.spec.kind == "npm")
-        _write(staging / SBOM, render_sbom(result, tree.closure, npm_sources))
-        _commit(staging, out, tree)
+        sbom_key = keep.sbom_key(
+            [[i.to_json() for i in installed], sorted(tree.closure.listed), tree.closure.edges, sorted(npm_sources)]
+        )
+        sbom = keep.kept_sbom(cache, out, sbom_key, SBOM) or render_sbom(result, tree.closure, npm_sources)
+        atomic.write_text(staging / SBOM, sbom)
+        atomic.write_text(staging / LOCK, render_lock(locked, closure_rows))
+        atomic.write_text(staging / REPORT, result.render())
+        for name in (TARBALLS, MANIFEST, NPM_LOCK):
+            os.replace(staging / RESOLVE_DIR / name, staging / name)
+        if kept is None:
+            (staging / install.NODE_MODULES).mkdir(exist_ok=True)
+        cache.fresh_image = {
+            "fingerprint": fingerprint,
+            "listed": listed,
+            "plan": tree.plan,
+            "pruned": bool(tree.blocked),
+            "listing": kept.listing if kept is not None else listing_digest(staging / install.NODE_MODULES),
+            "sbom": keep.sbom_record(sbom_key, sbom),
+            "node": node_record,
+        }
         for w in works:
             record = record_of(w)
             if w.key is not None and record is not None:
                 cache.put(w.key, record)
-        cache.save()
+        cache.save()  # verdicts only: true of the packages' bytes whether or not the swap below succeeds
+        commit(staging, out, [n for n in ENTRIES if kept is None or n != install.NODE_MODULES], run.done)
         return result
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        atomic.remove(staging)
 
 
 def _frozen(differences: list[str]) -> None:
@@ -129,95 +251,21 @@ def _frozen(differences: list[str]) -> None:
         )
 
 
-def _write(path: Path, text: str) -> None:
-    atomic.write_text(path, text)
+def _what_is_kept(run: _Run) -> str:
+    if run.committed:
+        return f"the new image was written to {run.out} before the interrupt"
+    if (run.out / REPORT).is_file():
+        return f"nothing of this build was kept: {run.out} holds the previous image, as it was"
+    return f"nothing of this build was kept: {run.out} holds no image"
 
 
-def _loaded(works: list[Work], tree: Tree) -> list[tuple[PackageOutcome, Facts]]:
-    pairs = [(w.outcome, w.facts) for w in works] + [(f.outcome, f.facts) for f in tree.found]
-    return [(o, f) for o, f in pairs if f is not None and o.status == "loaded"]
-
-
-def _settle(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) -> tuple[Registry, list[ToolContest]]:
-    """Admit the loaded packages (listed and discovered) into the namespaces in id order, then settle tool names.
-
-    A package refused here takes out whatever needs it, like any refused package.
-    """
-    registry = Registry(host.platform_config_keys)
-    losers: list[PackageOutcome] = []
-    for outcome, facts in sorted(_loaded(works, tree), key=lambda pair: pair[0].id or ""):
-        problems = registry.conflicts(facts)
-        if problems:
-            outcome.status = "refused"
-            outcome.diagnostics.extend(problems)
-            losers.append(outcome)
-        else:
-            registry.claim(facts)
-    tree.refuse_found([f for f in tree.found if f.outcome in losers])
-    listed = {
-        f"node_modules/{w.outcome.name}": (f"{w.outcome.name}@{w.outcome.version}", "it lost a contest")
-        for w in works
-        if w.outcome in losers and w.staged is not None
-    }
-    if listed:
-        tree.refuse(listed, NB1812.id)
-    loaded = _loaded(works, tree)
-    contests = settle_tools([f for _, f in loaded], host.platform_tools, [(m.server, m.tools) for m in spec.mcp])
-    for outcome, facts in loaded:
-        outcome.diagnostics.extend(shadow_warnings(facts, contests))
-    return registry, contests
-
-
-def _judge_modules(works: list[Work], tree: Tree, staging: Path, host: HostProfile) -> None:
-    """Each loaded UI module's verdict (check's, handed on) against the host and the ids the loaded packages publish."""
-    from neuralis_build.ui.verdict import judge_module
-
-    loaded = _loaded(works, tree)
-    available = {i for _, f in loaded for i in f.published}
-    for outcome, facts in loaded:
-        if facts.module is not None and outcome.path is not None:
-            verdict = facts.verdict
-            if verdict is None:  # a cache record written before verdicts were handed on: judge from disk once
-                where = staging.joinpath(*outcome.path.split("/"))
-                verdict = judge_module(where, facts.module, host, set(), package_id=facts.id)
-            outcome.module = reported(verdict, host, available)
-
-
-def _closure_facts(works: list[Work], tree: Tree, host: HostProfile) -> list[Conflict]:
-    """Ask the real node about every edge and peer range, then name the closure's conflicts."""
-    closure = tree.closure
-    edges = [
-        (tree.staging.joinpath(*src.split("/")), name, tree.staging.joinpath(*dst.split("/")))
-        for src, targets in sorted(closure.edges.items())
-        if src in closure.placed
-        for name, dst in sorted(targets.items())
-    ]
-    react = {"react", "react-dom"}
-    peers = sorted({(p.path, p.name, p.range) for p in closure.host_peers if p.name in react})
-    verdicts = check_with_node(edges, [(r, host.react_major) for _, _, r in peers])
-    conflicts = [
-        Conflict("resolution", name, "error", f"{src.relative_to(tree.staging).as_posix()} → {name}: {problem}")
-        for (src, name, _), problem in zip(edges, verdicts.edges, strict=True)
-        if problem is not None
-    ]
-    listed = {w.outcome.name: w.outcome.version or "" for w in works if w.alive and w.outcome.name}
-    conflicts += closure_conflicts(
-        closure, listed, tree.host_names, host.react_major, dict(zip(peers, verdicts.peers, strict=True))
+def _environment(exc: OSError, run: _Run) -> UsageError:
+    """An OSError that escaped the build is the machine's state (a full disk, a read-only folder): exit 2."""
+    where = exc.filename if isinstance(exc.filename, str) else str(run.out)
+    if Path(where).name.startswith(STAGING_PREFIX):
+        where = str(run.out)  # the staging folder's name means nothing to the reader
+    state = "the new image was written" if run.committed else f"the image in {run.out} is as it was"
+    return UsageError(
+        f"cannot build the image: {where}: {exc.strerror or exc}",
+        hint=f"{state}; free some space or fix the permissions of {run.out}, then build again",
     )
-    return conflicts
-
-
-def _commit(staging: Path, out: Path, tree: Tree) -> None:
-    """Swap the staged node_modules in, then the files that describe it (npm's lock, the report, the locks)."""
-    modules = staging / install.NODE_MODULES
-    modules.mkdir(exist_ok=True)
-    target = out / install.NODE_MODULES
-    aside = out / f".{install.NODE_MODULES}.old-{os.getpid()}"
-    if target.exists() or target.is_symlink():
-        os.replace(target, aside)
-    os.replace(modules, target)
-    commit_files(tree.resolve_dir, out)
-    for name in (REPORT, LOCK, SBOM):
-        os.replace(staging / name, out / name)
-    if aside.exists():
-        shutil.rmtree(aside, ignore_errors=True)

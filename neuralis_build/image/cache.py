@@ -1,9 +1,11 @@
 """The content-hash cache under ``DIR/.neuralis-cache``: an unchanged package is neither re-extracted nor re-checked.
 
 It lives inside the output folder so that deleting the image deletes its cache and a CI cache of the
-folder carries both. A record is reused only when its key (the source's content hash, the install
-class and trust, the host profile and the toolchain version) matches AND the installed folder still
-lists the same files with the same sizes and modification times as when it was written.
+folder carries both. ``state.json`` keeps each package's own verdict by a key (the source's content
+hash, the install class and trust, the host profile and the toolchain version), and what the last
+build committed (``image``: the planned tree, a digest of its listing, the SBOM's and node's inputs),
+so an unchanged rerun can keep ``node_modules`` as it is. A state file that cannot be read, or a
+record of the wrong shape, is ignored with a note: the cache only ever saves work.
 """
 
 from __future__ import annotations
@@ -11,17 +13,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from neuralis_build import __version__, atomic
 from neuralis_build.hostprofile import HostProfile
+from neuralis_build.limits import MAX_PATH_DEPTH
+from neuralis_build.regularfile import read_regular
 
 CACHE_DIR = ".neuralis-cache"
 STATE = "state.json"
 STATE_VERSION = 1
-
-Listing = list[list[Any]]
+MAX_STATE_BYTES = 64 * 1024 * 1024
 
 
 def cache_key(*parts: Any, host: HostProfile) -> str:
@@ -30,68 +34,111 @@ def cache_key(*parts: Any, host: HostProfile) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def listing(root: Path) -> Listing:
-    """Every file under ``root`` with its size and mtime, sorted: what tells an untouched install apart."""
-    out: Listing = []
-    base = str(root)
-    for folder, dirs, files in os.walk(root):
-        dirs.sort()
-        for name in files:
-            full = os.path.join(folder, name)
-            st = os.lstat(full)
-            out.append([os.path.relpath(full, base).replace(os.sep, "/"), st.st_size, st.st_mtime_ns, st.st_mode])
-    out.sort()
-    return out
+def listing_digest(root: Path) -> str | None:
+    """A hash of every file, folder and link under ``root`` with its size, mtime and mode; None when it is absent.
+
+    What tells an untouched install apart: a file added, removed, rewritten or touched changes it.
+    """
+    digest = hashlib.sha256()
+    try:
+        if not stat.S_ISDIR(os.lstat(root).st_mode):
+            return None
+    except OSError:
+        return None
+    stack = [("", str(root))]
+    while stack:
+        rel, folder = stack.pop()
+        with os.scandir(folder) as found:
+            entries = sorted(found, key=lambda e: e.name)
+        for entry in entries:
+            st = entry.stat(follow_symlinks=False)
+            path = f"{rel}{entry.name}"
+            line = f"{path}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\n"
+            digest.update(line.encode("utf-8", "surrogateescape"))
+            if stat.S_ISDIR(st.st_mode):
+                stack.append((path + "/", entry.path))
+    return digest.hexdigest()
 
 
 def tree_hash(root: Path, skip_top: frozenset[str] = frozenset()) -> str:
-    """A content hash of a source folder (names, modes and bytes; links by target), skipping node_modules and .git."""
+    """A content hash of a source folder (names, modes and bytes; links by target), skipping node_modules and .git.
+
+    Folders deeper than a package path may be are not entered (pack refuses what it would take from
+    them, NB1717), so a tree thousands of levels deep costs as much as one 64 levels deep.
+    """
     digest = hashlib.sha256()
-    for folder, dirs, files in os.walk(root):
-        rel = os.path.relpath(folder, root).replace(os.sep, "/")
-        dirs[:] = sorted(d for d in dirs if d not in (".git", "node_modules") and not (rel == "." and d in skip_top))
-        for name in sorted(files):
-            full = os.path.join(folder, name)
-            digest.update(f"{rel}/{name}\0".encode("utf-8", "surrogateescape"))
-            if os.path.islink(full):
-                digest.update(b"L" + os.readlink(full).encode("utf-8", "surrogateescape"))
+    stack = [(".", str(root), 0)]
+    while stack:
+        rel, folder, depth = stack.pop()
+        with os.scandir(folder) as found:
+            entries = sorted(found, key=lambda e: e.name)
+        for entry in entries:
+            name = entry.name
+            path = name if rel == "." else f"{rel}/{name}"
+            if entry.is_dir(follow_symlinks=False):
+                if name in (".git", "node_modules") or (rel == "." and name in skip_top):
+                    continue
+                if depth + 1 >= MAX_PATH_DEPTH:
+                    digest.update(f"{path}/\0too deep\0".encode("utf-8", "surrogateescape"))
+                    continue
+                stack.append((path, entry.path, depth + 1))
                 continue
-            st = os.stat(full)
+            digest.update(f"{rel}/{name}\0".encode("utf-8", "surrogateescape"))
+            if entry.is_symlink():
+                digest.update(b"L" + os.readlink(entry.path).encode("utf-8", "surrogateescape"))
+                continue
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode):  # a FIFO or a device is never opened (it could block forever)
+                digest.update(b"S" + oct(st.st_mode).encode())
+                continue
             digest.update(b"F" + str(st.st_mode & 0o111).encode())
-            with open(full, "rb") as fh:
-                digest.update(hashlib.sha256(fh.read()).digest())
+            digest.update(hashlib.sha256(read_regular(entry.path, follow_symlinks=False)).digest())
     return digest.hexdigest()
 
 
 class Cache:
-    """The records of the last build in one output folder, keyed by cache key."""
+    """The records of the last build in one output folder, keyed by cache key, and what that build committed."""
 
     def __init__(self, out: Path) -> None:
         self.folder = out / CACHE_DIR
         self.records: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
-        try:
-            data = json.loads((self.folder / STATE).read_text("utf-8"))
-        except (OSError, ValueError):
+        self.image: dict[str, Any] | None = None  # what the last build committed (see build.py)
+        self.fresh_image: dict[str, Any] | None = None
+        self.notes: list[str] = []
+        if os.path.lexists(self.folder) and not (self.folder.is_dir() and not self.folder.is_symlink()):
+            atomic.remove(self.folder)  # ours to replace (a file, or a link that could lead anywhere)
+            self.notes.append(f"{self.folder} was not a folder: it is replaced, and every package is checked again")
             return
-        if isinstance(data, dict) and data.get("version") == STATE_VERSION and isinstance(data.get("records"), dict):
-            self.records = data["records"]
+        path = self.folder / STATE
+        if not os.path.lexists(path):
+            return
+        try:
+            data = json.loads(read_regular(path, limit=MAX_STATE_BYTES))
+        except (OSError, ValueError, RecursionError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not JSON"
+            self.notes.append(f"{path} is ignored ({why}): every package is checked again")
+            return
+        records = data.get("records") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or data.get("version") != STATE_VERSION or not isinstance(records, dict):
+            self.notes.append(
+                f"{path} is ignored (not a version {STATE_VERSION} state): every package is checked again"
+            )
+            return
+        self.records = {str(k): v for k, v in records.items() if isinstance(v, dict)}
+        image = data.get("image")
+        self.image = image if isinstance(image, dict) else None
+
+    def note_bad_record(self, key: str) -> None:
+        """A record that does not have the shape this version writes: dropped, and said once."""
+        self.records.pop(key, None)
+        if not any("records of the wrong shape" in n for n in self.notes):
+            self.notes.append(f"{self.folder / STATE} has records of the wrong shape: those packages are checked again")
 
     @property
     def npm(self) -> Path:
         """Where npm: sources are packed to (a version never changes, so a tarball here is reused as is)."""
         return self.folder / "npm"
-
-    def get(self, key: str, installed: Path | None) -> dict[str, Any] | None:
-        """The record for ``key`` when the installed folder (if the record has one) is untouched."""
-        record = self.records.get(key)
-        if record is None:
-            return None
-        if record.get("listing") is not None and (
-            installed is None or not installed.is_dir() or listing(installed) != record["listing"]
-        ):
-            return None
-        return record
 
     def put(self, key: str, record: dict[str, Any]) -> None:
         self.fresh[key] = record
@@ -99,5 +146,10 @@ class Cache:
     def save(self) -> None:
         """Keep exactly the records of this build (old keys are dropped), written atomically."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"version": STATE_VERSION, "records": self.fresh}, sort_keys=True)
-        atomic.write_text(self.folder / STATE, text)
+        path = self.folder / STATE
+        if path.is_dir() and not path.is_symlink():
+            atomic.remove(path)  # a folder where the state belongs: ours to replace
+        data: dict[str, Any] = {"version": STATE_VERSION, "records": self.fresh}
+        if self.fresh_image is not None:
+            data["image"] = self.fresh_image
+        atomic.write_text(path, json.dumps(data, sort_keys=True))

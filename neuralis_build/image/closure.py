@@ -21,7 +21,7 @@ from neuralis_build.image.graph import Closure, Root, walk
 from neuralis_build.image.lockfile import MODULES, NpmLock
 from neuralis_build.image.materialize import Written, facts_of_folder, materialize
 from neuralis_build.image.npm import Runner
-from neuralis_build.image.resolve import RESOLVE_DIR, Admitted, resolve
+from neuralis_build.image.resolve import Admitted, resolve
 from neuralis_build.image.tarballs import TarballStore, Wanted
 from neuralis_build.image.work import Work
 from neuralis_build.package import MANIFEST
@@ -49,15 +49,35 @@ def _needs(work: Work) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
+class Diverged(Exception):
+    """The kept ``node_modules`` would not be what this build installs: build it afresh instead."""
+
+
 class Tree:
-    """The staged ``node_modules``: resolved by npm, written by us, shrunk by refusals."""
+    """The staged ``node_modules``: resolved by npm, written by us, shrunk by refusals.
+
+    ``root`` holds the ``node_modules`` the tree is read from: the staging folder, or, when the last
+    build's tree is kept (``kept``), the image folder itself, which this build must then never change.
+    """
 
     def __init__(
-        self, works: list[Work], staging: Path, out: Path, host: HostProfile, jobs: int, limits: Limits, npm: Runner
+        self,
+        works: list[Work],
+        root: Path,
+        resolve_dir: Path,
+        out: Path,
+        host: HostProfile,
+        jobs: int,
+        limits: Limits,
+        npm: Runner,
+        kept: list[list[str]] | None = None,
     ) -> None:
         self.works = works
         self.by_name = {w.outcome.name: w for w in works if w.outcome.name}
-        self.staging = staging
+        self.root = root
+        self.resolve_dir = resolve_dir
+        self.kept = kept  # the plan of the kept tree; None when the tree is staged
+        self.plan: list[list[str]] = []
         self.out = out
         self.host = host
         self.host_names = host_package_names(host.shared_modules)
@@ -70,10 +90,6 @@ class Tree:
         self.blocked: dict[str, tuple[str, str]] = {}  # path -> (what is refused, why)
         self.written: dict[str, Written] = {}
         self.found: list[Found] = []
-
-    @property
-    def resolve_dir(self) -> Path:
-        return self.staging / RESOLVE_DIR
 
     def admitted(self) -> list[Work]:
         return [w for w in self.works if w.alive and w.staged is not None and w.integrity]
@@ -95,16 +111,22 @@ class Tree:
         """Walk the lock from the admitted packages, fetch what they reach and write it into the staging tree."""
         assert self.lock is not None
         self.closure = walk(self.lock, self.roots(), self.host_names)
+        self.plan = [[path, p.node.integrity or ""] for path, p in sorted(self.closure.placed.items())]
+        if self.kept is not None:
+            if self.plan != self.kept:
+                raise Diverged("npm's lock places other packages than the kept tree holds")
+            self.written = {path: facts_of_folder(self._at(path)) for path in self.closure.placed}
+            return
         wanted = [
             Wanted(p.node.resolved or "", p.node.integrity or "", f"{p.node.package_name}@{p.node.version}")
             for path, p in sorted(self.closure.placed.items())
             if path not in self.closure.listed and not p.node.in_bundle
         ]
         self.store.fetch_all(wanted, self.jobs, self.npm)
-        done = materialize(self.closure, self.staging, self.store, self.limits, self.jobs, self.closure.listed)
+        done = materialize(self.closure, self.root, self.store, self.limits, self.jobs, self.closure.listed)
         self.written = dict(done.written)
         for path in self.closure.listed:
-            self.written[path] = facts_of_folder(self.staging.joinpath(*path.split("/")))
+            self.written[path] = facts_of_folder(self._at(path))
         if done.refused:
             bad = {}
             for path, exc in done.refused.items():
@@ -119,7 +141,7 @@ class Tree:
             for w in self.works
             if w.alive and w.outcome.id
         }
-        self.found = discover(self.closure, self.written, self.staging, self.host, listed_ids)
+        self.found = discover(self.closure, self.written, self.root, self.host, listed_ids)
         self.refuse_found([f for f in self.found if f.outcome.status == "refused"])
 
     def refuse_found(self, refused: list[Found]) -> None:
@@ -135,6 +157,8 @@ class Tree:
     def refuse(self, bad: Mapping[str, tuple[str, str]], rule: str) -> None:
         """Block these paths; every listed package whose walk reaches one is refused in turn, until none is."""
         assert self.lock is not None
+        if self.kept is not None:
+            raise Diverged("a refusal would take packages out of the kept tree")
         self.blocked.update(bad)
         before = set(self.closure.placed)
         while True:
@@ -165,9 +189,14 @@ class Tree:
         self._drop_refused()
         self.found = [f for f in self.found if f.outcome.status == "refused" or f.paths[0] in self.closure.placed]
 
+    def _at(self, path: str) -> Path:
+        return self.root.joinpath(*path.split("/"))
+
     def _drop_refused(self) -> None:
         for w in self.works:
             if not w.alive and w.staged is not None and w.staged.exists():
+                if self.kept is not None:
+                    raise Diverged(f"{w.outcome.name} is refused but installed in the kept tree")
                 shutil.rmtree(w.staged)
                 scope = w.staged.parent
                 if scope.name.startswith("@") and not any(scope.iterdir()):
@@ -175,7 +204,7 @@ class Tree:
 
     def _prune(self, gone: set[str]) -> None:
         for path in sorted(gone, key=len):
-            target = self.staging.joinpath(*path.split("/"))
+            target = self._at(path)
             if target.is_dir():
                 shutil.rmtree(target)
             self.written.pop(path, None)

@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from neuralis_build.check import check_package
 from neuralis_build.diagnostics import Diagnostic, code, has_errors
 from neuralis_build.errors import NeuralisError
 from neuralis_build.hostprofile import HostProfile
@@ -24,7 +23,6 @@ from neuralis_build.image.graph import Closure, Placed
 from neuralis_build.image.judge import module_verdict_codes
 from neuralis_build.image.materialize import Written
 from neuralis_build.image.report import PackageOutcome
-from neuralis_build.manifest.sections.events import NB0706
 from neuralis_build.package import MANIFEST, Package, load_package
 
 NB1814 = code("NB1814", "dependency-id-taken", "a dependency's neuralis id is already loaded from another package")
@@ -54,6 +52,9 @@ def judge_staged(outcome: PackageOutcome, staged: Package | Path, host: HostProf
     if staged.reference_only:
         outcome.status = "reference-only"
         return None
+    from neuralis_build.check import check_package  # the manifest rules load only when a package is checked
+    from neuralis_build.manifest.sections.events import NB0706
+
     judged = check_package(staged, outcome.trust, host)
     # The module is judged later, against the packages this image loads; its verdict never refuses the
     # package. An installed package is its packed form: event sources stay behind (the build compiled

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,6 @@ from neuralis_build.image.extract import Entry, write_entries
 from neuralis_build.npmname import name_problems
 from neuralis_build.process import run, which
 
-STAGING = ".neuralis-staging"
 NODE_MODULES = "node_modules"
 
 NODE_TIMEOUT = 300.0
@@ -72,48 +70,6 @@ def keep_only(root: Path, keep: set[str], folders: Sequence[str] = ()) -> None:
                 os.remove(os.path.join(folder, name))
         if folder != str(root) and not os.listdir(folder):
             os.rmdir(folder)
-
-
-def commit(staged: Path, out: Path, name: str) -> Path:
-    """Swap a staged package into ``out/node_modules/<name>``: the old folder goes aside, the new one is renamed in."""
-    target = package_dir(out, name)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    aside = None
-    if target.exists() or target.is_symlink():
-        aside = target.with_name(f".{target.name}.old-{os.getpid()}")
-        if aside.exists():
-            shutil.rmtree(aside)
-        os.replace(target, aside)
-    os.replace(staged, target)
-    if aside is not None:
-        shutil.rmtree(aside) if aside.is_dir() and not aside.is_symlink() else aside.unlink()
-    return target
-
-
-def sweep_aside(out: Path) -> None:
-    """Delete the ``.<name>.old-<pid>`` folders an interrupted swap left in ``out`` or ``out/node_modules``."""
-    modules = out / NODE_MODULES
-    folders = [out]
-    if modules.is_dir():
-        folders += [modules, *(p for p in modules.iterdir() if p.name.startswith("@") and p.is_dir())]
-    for folder in folders:
-        for leftover in folder.glob(".*.old-*"):
-            if leftover.is_dir() and not leftover.is_symlink():
-                shutil.rmtree(leftover)
-            else:
-                leftover.unlink()
-
-
-def remove(out: Path, name: str) -> None:
-    """Take a package out of the image (it was refused or is no longer listed)."""
-    target = package_dir(out, name)
-    if target.is_symlink() or target.is_file():
-        target.unlink()
-    elif target.is_dir():
-        shutil.rmtree(target)
-    scope = target.parent
-    if scope.name.startswith("@") and scope.is_dir() and not any(scope.iterdir()):
-        scope.rmdir()
 
 
 _RESOLVE = r"""

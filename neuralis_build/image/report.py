@@ -68,6 +68,7 @@ class ImageResult:
     services: dict[str, list[str]]
     installed: list[Installed] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # about this run (a cache ignored, a killed build rolled back)
 
     def count(self, status: Status) -> int:
         return sum(1 for p in self.packages if p.status == status)

@@ -12,7 +12,6 @@ at all and builds from the lock as it is.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -156,15 +155,4 @@ def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
         )
 
 
-def commit_files(staging: Path, out: Path) -> None:
-    """Move package.json, the lock and the tarball folder npm's lock points at into ``out`` (files replaced)."""
-    aside = out / f".{TARBALLS}.old-{os.getpid()}"
-    if (out / TARBALLS).exists():
-        os.replace(out / TARBALLS, aside)
-    os.replace(staging / TARBALLS, out / TARBALLS)
-    shutil.rmtree(aside, ignore_errors=True)
-    for name in (MANIFEST, NPM_LOCK):
-        os.replace(staging / name, out / name)
-
-
-__all__ = ["TARBALLS", "Admitted", "check_lock", "commit_files", "parse_npm_lock", "resolve", "root_manifest"]
+__all__ = ["TARBALLS", "Admitted", "check_lock", "parse_npm_lock", "resolve", "root_manifest"]

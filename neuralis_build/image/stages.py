@@ -6,8 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from neuralis_build import folderlock
 from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import NeuralisError
+from neuralis_build.errors import NeuralisError, UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import install
 from neuralis_build.image.cache import Cache, tree_hash
@@ -15,10 +16,17 @@ from neuralis_build.image.discover import judge_staged
 from neuralis_build.image.extract import ArchiveRefused, Limits, read_tarball
 from neuralis_build.image.fetch import NB1801, NB1802, FetchFailed, integrity_of, npm_pack, read_tarball_file
 from neuralis_build.image.materialize import read_manifest
-from neuralis_build.image.work import Work, cached_verdict, key_of, source_diag
+from neuralis_build.image.work import (
+    Work,
+    cached_verdict,
+    in_source,
+    key_of,
+    refused,
+    refused_by,
+    source_diag,
+    unreadable,
+)
 from neuralis_build.npmname import name_problems
-from neuralis_build.pack.packlist import packlist
-from neuralis_build.pack.tarball import pack_package
 from neuralis_build.package import MANIFEST, Package, load_package, module_of, parse_manifest
 
 NB1809 = code("NB1809", "package-name-invalid", "the installed package has no valid npm name or version")
@@ -34,7 +42,12 @@ def acquire(work: Work, cache: Cache, host: HostProfile, limits: Limits, finish:
     try:
         if spec.kind == "directory":
             assert spec.path is not None
-            work.source_package = load_package(spec.path)
+            try:
+                work.source_package = load_package(spec.path)
+            except UsageError as exc:  # the folder's package.json could not be read: this package's problem
+                work.refuse(source_diag(work, NB1801.id, exc.message, exc.hint))
+                finish(work)
+                return
             work.manifest = work.source_package.manifest
             _name_version(work)
             return
@@ -58,12 +71,11 @@ def acquire(work: Work, cache: Cache, host: HostProfile, limits: Limits, finish:
             finish(work)
             return
         work.key = key_of(work, work.integrity, host, limits.__dict__)
-        if cached_verdict(work, cache) and not work.alive:
+        if cached_verdict(work, cache):
+            work.data = data  # read again only if it is staged (an unchanged image keeps its installed files)
             finish(work)
             return
         work.entries = read_tarball(data, limits)
-        if work.cached:
-            return
         raw = next(e.data for e in work.entries if e.path == MANIFEST)
         work.source_package = parse_manifest(raw, Path(spec.source))  # read once; judged where it is staged
         work.manifest = work.source_package.manifest
@@ -193,24 +205,24 @@ def _build_directory(package: Package, host: HostProfile, published: dict[str, s
         compile_events(package)
 
 
-def stage_and_check(
+def prepare(
     work: Work,
-    staging: Path,
     cache: Cache,
     host: HostProfile,
     published: dict[str, str],
     limits: Limits,
     finish: Finish,
 ) -> None:
-    """Build and pack a folder (or take a tarball's checked entries), stage it with its files, and check it."""
-    if not work.alive:
+    """Build and pack a folder (or reuse its verdict): what ``write`` stages. A tarball was read by ``acquire``."""
+    if not work.alive or work.spec.kind != "directory":
         return
+    from neuralis_build.pack.tarball import pack_package
+
     o = work.outcome
-    assert o.name is not None
+    package = work.source_package
+    assert package is not None and o.name is not None
     try:
-        if work.spec.kind == "directory":
-            package = work.source_package
-            assert package is not None
+        with folderlock.hold(package.root):  # no `ui` or `pack` of this folder runs meanwhile
             own = set(work.facts.published if work.facts else ())
             externals = {k: v for k, v in sorted(published.items()) if v != o.name and k not in own}
             builds = _builds_outputs(package, o.trust)
@@ -222,41 +234,68 @@ def stage_and_check(
                 finish(work)
                 if not work.alive:
                     return
-            else:
+            if not work.cached:
                 if builds:
                     _build_directory(package, host, externals)  # writes dist/, never package.json
                 work.manifest = package.manifest
                 packed = pack_package(package)  # npm's file list, in memory; then read like any tarball
-            work.integrity = packed.integrity
-            work.tgz = packed.tgz
-            work.entries = read_tarball(packed.tgz, limits)
-            work.staged = install.stage(work.entries, staging, o.name)
-        else:
-            assert work.entries is not None
-            work.staged = install.stage(work.entries, staging, o.name)
+        assert packed is not None
+        work.integrity = packed.integrity
+        work.tgz = packed.tgz
+        work.entries = read_tarball(packed.tgz, limits)
+    except ArchiveRefused as exc:
+        refused(work, source_diag(work, exc.rule.id, exc.message, exc.hint), finish)
+    except NeuralisError as exc:
+        refused_by(work, exc, finish)
+    except OSError as exc:
+        if not in_source(work, exc):
+            raise
+        refused(work, unreadable(work, exc), finish)
+
+
+def write(work: Work, root: Path, host: HostProfile, limits: Limits, finish: Finish) -> None:
+    """Stage the package as ``root/node_modules/<name>`` with its files whitelist, and check it unless cached."""
+    if not work.alive:
+        return
+    from neuralis_build.pack.packlist import packlist
+
+    o = work.outcome
+    assert o.name is not None
+    try:
+        if work.entries is None:  # a cached tarball: its bytes were kept, not read
+            assert work.data is not None
+            work.entries = read_tarball(work.data, limits)
+        work.staged = install.stage(work.entries, root, o.name)
+        if work.spec.kind != "directory":
             # the files whitelist, as npm pack selects it from the same tree
             manifest = work.manifest if work.manifest is not None else read_manifest(work.staged)
             # npm's pack takes the bundled dependencies' folders as they are
             bundled = install.bundled_folders(work.staged, manifest)
             install.keep_only(work.staged, set(packlist(work.staged, manifest)), bundled)
-        work.entries = None  # the bytes are on disk from here on
+        work.entries = work.data = None  # the bytes are on disk from here on
     except ArchiveRefused as exc:
-        work.refuse(source_diag(work, exc.rule.id, exc.message, exc.hint))
-        finish(work)
+        refused(work, source_diag(work, exc.rule.id, exc.message, exc.hint), finish)
         return
     except NeuralisError as exc:
-        diagnostics = getattr(exc, "diagnostics", None)
-        if not diagnostics or exc.exit_code != 1:
-            raise
-        o.status = "refused"
-        o.diagnostics.extend(diagnostics)
-        finish(work)
+        refused_by(work, exc, finish)
         return
-    o.path = f"node_modules/{o.name}"
-    o.chain = (o.name,)
     if not work.cached:
         source = work.source_package
         work.facts = judge_staged(o, source.moved_to(work.staged) if source is not None else work.staged, host)
+
+
+def installed_at(work: Work, out: Path) -> None:
+    """Take the package's installed folder in ``out`` as it is (an unchanged image is not staged again)."""
+    assert work.outcome.name is not None
+    work.staged = install.package_dir(out, work.outcome.name)
+    work.entries = work.data = None
+
+
+def placed(work: Work) -> None:
+    """Where the package is in the image, once staged or kept."""
+    if work.alive and work.outcome.name is not None:
+        work.outcome.path = f"node_modules/{work.outcome.name}"
+        work.outcome.chain = (work.outcome.name,)
 
 
 def resolve(works: list[Work], staging: Path) -> None:

@@ -13,11 +13,8 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import http.client
 import json
 import tempfile
-import urllib.error
-import urllib.request
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -128,6 +125,10 @@ def _direct(w: Wanted) -> bytes | None:
     """The tarball from its URL with no credentials; None on any failure (npm then fetches it)."""
     if not w.resolved.startswith(("https://", "http://")):
         return None
+    import http.client  # only when something is fetched: a rebuild from the cache never loads them
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(w.resolved, headers={"User-Agent": f"neuralis-build/{__version__}"})
     try:
         with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as response:

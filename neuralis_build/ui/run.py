@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from neuralis_build import folderlock
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package, load_package
@@ -56,8 +57,14 @@ def build_package(package: Package, options: BuildOptions, esbuild: EsbuildRunne
     """Build the UI module and compile events and routes; the first refusal raises DiagnosedError.
 
     Everything is built into staging folders first and swapped in only when all of it succeeded:
-    a refusal anywhere leaves dist/ exactly as it was.
+    a refusal anywhere leaves dist/ exactly as it was. Another ``ui`` or ``pack`` of the same folder
+    (another process) waits until this build is done, so two builds never swap dist/ at once.
     """
+    with folderlock.hold(package.root):
+        return _build_package(package, options, esbuild)
+
+
+def _build_package(package: Package, options: BuildOptions, esbuild: EsbuildRunner | None) -> PackageBuild:
     started = time.perf_counter()
     ui_wanted = wants_ui(package, options.entry)
     server_wanted = has_sources(package)
