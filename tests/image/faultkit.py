@@ -78,10 +78,9 @@ class Done:
     err: str
 
 
-def cli(*args: str | Path, env: dict[str, str] | None = None, **kw: Any) -> Done:
-    """Run the installed ``neuralis-build`` to the end."""
+def _run(argv: list[str], env: dict[str, str] | None, **kw: Any) -> Done:
     done = subprocess.run(
-        [CLI, *map(str, args)],
+        argv,
         capture_output=True,
         text=True,
         env=env,
@@ -93,19 +92,15 @@ def cli(*args: str | Path, env: dict[str, str] | None = None, **kw: Any) -> Done
     return Done(done.returncode, done.stdout, done.stderr)
 
 
+def cli(*args: str | Path, env: dict[str, str] | None = None, **kw: Any) -> Done:
+    """Run the installed ``neuralis-build`` to the end."""
+    return _run([CLI, *map(str, args)], env, **kw)
+
+
 def cli_with_fault(moment: str, at: int, how: str, *args: str | Path) -> Done:
     """``neuralis-build ARGS`` with a fault at the ``at``-th call of ``moment`` (``how``: SIGKILL, SIGINT, OSError)."""
     env = dict(os.environ, FAULT_MOMENT=moment, FAULT_AT=str(at), FAULT_HOW=how)
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        timeout=HANG_GUARD,
-        check=False,
-    )
-    return Done(done.returncode, done.stdout, done.stderr)
+    return _run([sys.executable, "-c", DRIVER, *map(str, args)], env)
 
 
 class Lines:
