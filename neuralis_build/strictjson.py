@@ -12,13 +12,18 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import dataclass
-from typing import Any, Literal
 
+from neuralis_build.frozen import frozen
 from neuralis_build.jsonpointer import SourceMap, first_too_deep, join
 from neuralis_build.limits import MAX_JSON_DEPTH
 
-Kind = Literal["syntax", "depth", "surrogate", "number"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Kind = Literal["syntax", "depth", "surrogate", "number"]
+    Path = tuple[Any, str | int] | None
+    """Where a value sits, as (parent's path, key): the pointer is only spelled out for a problem."""
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -26,7 +31,7 @@ _MAX_DOUBLE = sys.float_info.max
 _REPORTED = 10  # a document full of bad values gets its first ten named, not ten thousand
 
 
-@dataclass(frozen=True)
+@frozen
 class JSONProblem:
     """One reason a JSON text is refused: where (a pointer, or a character offset) and why."""
 
@@ -101,10 +106,6 @@ def _depth_problem(pointer: str | None, offset: int | None, max_depth: int) -> J
         pointer,
         offset,
     )
-
-
-Path = tuple[Any, str | int] | None
-"""Where a value sits, as (parent's path, key): the pointer is only spelled out for a problem."""
 
 
 def _pointer(path: Path) -> str:

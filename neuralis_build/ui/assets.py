@@ -14,9 +14,12 @@ import base64
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from neuralis_build.ui.sourcemap import Edit, SourceMap, apply_edits
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 INLINE_LIMIT = 4096
 """Vite's default ``assetsInlineLimit``: at most this many bytes become a data URL."""

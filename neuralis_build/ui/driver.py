@@ -6,11 +6,17 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, SubprocessError, UsageError
-from neuralis_build.ui.esbuild import EsbuildRunner, Message, parse_messages
+from neuralis_build.frozen import frozen
+from neuralis_build.ui.esbuild import Message, parse_messages
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
+
+    from neuralis_build.ui.esbuild import EsbuildRunner
 
 NB1900 = code("NB1900", "esbuild-error", "esbuild could not build the sources")
 NB1901 = code("NB1901", "esbuild-warning", "esbuild warned about the sources")
@@ -97,7 +103,8 @@ def to_diagnostic(message: Message, root: Path) -> Diagnostic:
     )
 
 
-class Built(NamedTuple):
+@frozen
+class Built:
     """A successful esbuild run: its metafile and the warnings it printed."""
 
     meta: dict[str, Any]

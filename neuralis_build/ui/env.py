@@ -14,15 +14,19 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.ui.graph import describe_chain, first_dependency, import_chain, package_of
 from neuralis_build.ui.sourcemap import SourceMap, line_starts, position
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Mode = Literal["production", "development"]
+
 NB1915 = code("NB1915", "ui-env-read", "the bundle reads process.env or import.meta.env, which a browser lacks")
 
-Mode = Literal["production", "development"]
 PROCESS_MARK = "process.__neuralis_env__"
 META_MARK = "import.meta.__neuralis_env__"
 
