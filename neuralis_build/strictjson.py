@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     Path = tuple[Any, str | int] | None
     """Where a value sits, as (parent's path, key): the pointer is only spelled out for a problem."""
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# patterns, compiled on first use (re caches them): most texts have no \u escape and no syntax error
+_SURROGATE_ESCAPE = r"\\u[dD][89a-fA-F]"
+_SURROGATE = "[\ud800-\udfff]"
 _MAX_DOUBLE = sys.float_info.max
 _REPORTED = 10  # a document full of bad values gets its first ten named, not ten thousand
 
@@ -92,7 +93,7 @@ def parse(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
         found = first_too_deep(text, max_depth)
         pointer, offset = found if found is not None else (None, None)
         raise JSONRefused([_depth_problem(pointer, offset, max_depth)]) from None
-    problems = _walk(data, max_depth, check_strings=bool(_SURROGATE_ESCAPE.search(text)))
+    problems = _walk(data, max_depth, check_strings="\\u" in text and re.search(_SURROGATE_ESCAPE, text) is not None)
     if problems:
         raise JSONRefused(problems)
     return data
@@ -123,7 +124,8 @@ def _walk(data: Any, max_depth: int, *, check_strings: bool) -> list[JSONProblem
     while stack and len(problems) < _REPORTED:
         path, value, depth = stack.pop()
         key = path[1] if path is not None else None
-        if check_strings and isinstance(key, str) and _SURROGATE.search(key):  # an object's key (list keys are ints)
+        # an object's key (list keys are ints)
+        if check_strings and isinstance(key, str) and re.search(_SURROGATE, key):
             problems.append(_surrogate(_pointer(path), "key"))
         if isinstance(value, dict | list):
             if depth >= max_depth:
@@ -134,7 +136,7 @@ def _walk(data: Any, max_depth: int, *, check_strings: bool) -> list[JSONProblem
         elif isinstance(value, _Bad):
             kind: Kind = "number" if value.text[-1:].isdigit() else "syntax"
             problems.append(JSONProblem(kind, value.why, _hint(value), _pointer(path)))
-        elif check_strings and isinstance(value, str) and _SURROGATE.search(value):
+        elif check_strings and isinstance(value, str) and re.search(_SURROGATE, value):
             problems.append(_surrogate(_pointer(path), "string"))
     return problems
 
@@ -155,11 +157,11 @@ def _hint(bad: _Bad) -> str:
     return "write a number between -1.7976931348623157e308 and 1.7976931348623157e308, or a string"
 
 
-_TRAILING_COMMA = re.compile(r"Expecting (property name|value)")
+_TRAILING_COMMA = r"Expecting (property name|value)"
 
 
 def _syntax_hint(msg: str) -> str:
-    if _TRAILING_COMMA.match(msg):
+    if re.match(_TRAILING_COMMA, msg):
         return "look for a trailing comma or a missing value just before this point"
     if msg.startswith("Expecting ',' delimiter"):
         return "a comma is missing between two entries, or a quote is not closed"

@@ -125,7 +125,8 @@ def find_esbuild(project: Path | None = None) -> Esbuild:
 
 
 # --log-style=visualstudio: "<abs file>(line,col): error ES0000: text", or "esbuild: error ...".
-_VS_LINE = re.compile(
+# (compiled on the first message: a clean build prints none)
+_VS_LINE = (
     r"^(?:(?P<file>.*)\((?P<line>\d+),(?P<col>\d+)\)|esbuild): (?P<sev>error|warning) (?P<code>ES\d+): (?P<text>.*)$"
 )
 
@@ -145,7 +146,7 @@ def parse_messages(stderr: str) -> list[Message]:
     """Every error and warning line esbuild printed; lines that are not messages are skipped."""
     out: list[Message] = []
     for raw in stderr.splitlines():
-        m = _VS_LINE.match(raw.rstrip("\r"))
+        m = re.match(_VS_LINE, raw.rstrip("\r"))
         if not m:
             continue
         sev: Literal["error", "warning"] = "error" if m["sev"] == "error" else "warning"
