@@ -2,9 +2,10 @@
 
 ``dataclasses`` writes each class's ``__init__``, ``__repr__``, ``__eq__``, ``__hash__`` and
 ``__setattr__`` as source text and compiles it when the class is defined (about 2 ms a class on the
-2-core development machine), and importing it loads ``inspect`` (about 25 ms more). The plain
-``neuralis-build ui`` build defined over twenty such classes before it could start esbuild, so its
-start-up cost more than the bundling of a small package. ``@frozen`` gives a class the same
+2-core development machine; ``typing.NamedTuple`` 0.4 ms and an import of ``typing``), and importing
+it loads ``inspect`` (about 25 ms more). The plain ``neuralis-build ui`` build defined 28 such classes
+before it could start esbuild, so its start-up cost more than the bundling of a small package. Only
+the classes that build loads use it (docs/spec-decisions.md, "Start-up of ui"). ``@frozen`` gives a class the same
 behaviour with methods every class shares, so defining one costs what a plain class costs:
 construction by position or keyword with defaults and ``field(default_factory=...)``, no assignment
 afterwards, equality and hashing by value (``eq=False``: by identity), and a repr that shows the
