@@ -1,12 +1,14 @@
 """Bench: `neuralis-build ui` against esbuild alone on the same generated package, alternating.
 
-Run: .venv/bin/python bench/ui_bench.py [--small 3] [--large 900] [--rounds 15] [--no-vite]
+Run: .venv/bin/python bench/ui_bench.py [--small 3] [--large 900] [--rounds 15] [--no-vite] [--parts]
 
 esbuild alone and neuralis-build do the same bundling job (same entry, flags, externals, tsconfig
 and metafile); the difference is what neuralis-build adds: start-up, reading the package, resolving
 node_modules, judging the metafile, writing the record and swapping dist/app/ in. Vite's library
 mode (bench/peer, pinned, externals set the same way) is what an author would otherwise pick.
 Prints medians, the fixed overhead over esbuild alone and the ratios, for a small and a large package.
+``--parts`` also times where the fixed overhead goes: a bare interpreter, the standard library the
+build cannot do without (re, json, pathlib, subprocess), and every import of the ui fast path.
 """
 
 from __future__ import annotations
@@ -202,7 +204,15 @@ def timed(cmd: list[str], cwd: Path) -> float:
     return time.perf_counter() - started
 
 
-def measure(modules: int, rounds: int, with_vite: bool) -> None:
+PARTS = {
+    "python -c pass": "pass",
+    "python + stdlib floor": "import re, json, pathlib, subprocess",
+    "python + ui imports": "import re, neuralis_build.cli.entry, neuralis_build.cli.ui_run, neuralis_build.ui.run",
+}
+"""Where the fixed cost goes (--parts): the interpreter, the standard library the build needs, all its imports."""
+
+
+def measure(modules: int, rounds: int, with_vite: bool, parts: bool = False) -> None:
     from neuralis_build.ui.esbuild import find_esbuild
 
     esbuild = find_esbuild()
@@ -214,6 +224,8 @@ def measure(modules: int, rounds: int, with_vite: bool) -> None:
         ours = [cli, "ui", "."]
         vite = vite_command(root) if with_vite else None
         sides = [("esbuild alone", alone), ("neuralis-build ui", ours)] + ([("vite build (lib)", vite)] if vite else [])
+        if parts:
+            sides += [(name, [sys.executable, "-c", code]) for name, code in PARTS.items()]
         for _, cmd in sides:
             timed(cmd, root)  # warm the file cache and every binary
         times: dict[str, list[float]] = {name: [] for name, _ in sides}
@@ -224,7 +236,7 @@ def measure(modules: int, rounds: int, with_vite: bool) -> None:
         print(f"input: {modules} TSX modules, bundle {size:.2f} MB, {rounds} rounds alternating")
         med = {name: statistics.median(t) for name, t in times.items()}
         for name, t in times.items():
-            print(f"  {name:<20} median {med[name] * 1000:8.1f} ms  (min {min(t) * 1000:.1f})")
+            print(f"  {name:<22} median {med[name] * 1000:8.1f} ms  (min {min(t) * 1000:.1f})")
         a, o = med["esbuild alone"], med["neuralis-build ui"]
         print(f"  ours - esbuild alone: {(o - a) * 1000:.1f} ms fixed overhead; ratio {o / a:.3f}")
         if "vite build (lib)" in med:
@@ -239,6 +251,7 @@ def main() -> int:
     parser.add_argument("--large", type=int, default=900, help="modules of the large package")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--no-vite", action="store_true", help="skip Vite's library mode")
+    parser.add_argument("--parts", action="store_true", help="also time the interpreter, the stdlib and the imports")
     opts = parser.parse_args()
     # A wheel install has its bytecode compiled; an editable checkout run with PYTHONDONTWRITEBYTECODE
     # would otherwise compile every module on every run and time the compiler, not the build.
@@ -246,7 +259,7 @@ def main() -> int:
         [sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "neuralis_build")]
     )
     for modules in (opts.small, opts.large):
-        measure(modules, opts.rounds, not opts.no_vite)
+        measure(modules, opts.rounds, not opts.no_vite, opts.parts)
     return 0
 
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
-Kind = Literal["tool", "workflow", "skill", "command", "hook", "team", "route", "event", "ui-entry", "surface"]
+from neuralis_build.frozen import field, frozen
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Kind = Literal["tool", "workflow", "skill", "command", "hook", "team", "route", "event", "ui-entry", "surface"]
 
 # kind -> (folder, allowed suffixes); a file's stem is the entry's name.
 FLAT_KINDS: dict[Kind, tuple[str, tuple[str, ...]]] = {
@@ -25,7 +29,7 @@ UI_ENTRY_CANDIDATES = ("src/app/host.tsx", "src/app/host.ts", "src/app/host.jsx"
 SURFACE_KINDS = ("widget", "card", "dock")
 
 
-@dataclass(frozen=True)
+@frozen
 class ContractFile:
     """A file the directory contract discovered: its kind, entry name and package-relative path."""
 
@@ -34,7 +38,7 @@ class ContractFile:
     path: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Contract:
     """Everything discovered under a package root, by kind and then by entry name."""
 

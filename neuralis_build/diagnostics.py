@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from typing import Literal, TypedDict
 
-Severity = Literal["error", "warning", "note"]
+from neuralis_build.frozen import frozen, replace
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Literal, TypedDict
+
+    Severity = Literal["error", "warning", "note"]
+
+    class DiagnosticJSON(TypedDict):
+        severity: Severity
+        code: str
+        file: str
+        pointer: str
+        message: str
+        hint: str | None
+        line: int | None
+        column: int | None
 
 
-@dataclass(frozen=True)
+@frozen
 class Code:
     """A stable diagnostic code (``NB0402``) with a short slug that names the rule."""
 
@@ -33,18 +47,7 @@ def code(id: str, slug: str, summary: str) -> Code:
     return new
 
 
-class DiagnosticJSON(TypedDict):
-    severity: Severity
-    code: str
-    file: str
-    pointer: str
-    message: str
-    hint: str | None
-    line: int | None
-    column: int | None
-
-
-@dataclass(frozen=True)
+@frozen
 class Diagnostic:
     """One finding: a severity, a stable code, a file, an RFC 6901 pointer, a message and a hint."""
 
@@ -73,12 +76,22 @@ class Diagnostic:
         return replace(self, line=line, column=column)
 
 
-@dataclass
 class Diagnostics:
     """A growing list of diagnostics for one file, with shorthands for each severity."""
 
-    file: str = "package.json"
-    items: list[Diagnostic] = field(default_factory=list)
+    def __init__(self, file: str = "package.json", items: list[Diagnostic] | None = None) -> None:
+        self.file = file
+        self.items: list[Diagnostic] = [] if items is None else items
+
+    def __repr__(self) -> str:
+        return f"Diagnostics(file={self.file!r}, items={self.items!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Diagnostics):
+            return NotImplemented
+        return (self.file, self.items) == (other.file, other.items)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it was
 
     def add(
         self,

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from neuralis_build.errors import UsageError
+from neuralis_build.frozen import frozen
 from neuralis_build.regularfile import read_regular
 from neuralis_build.strictjson import JSONRefused, describe, parse
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
+
+@frozen
 class HostProfile:
     """What the host provides: its API version, React major, shared modules, tools and config keys."""
 

@@ -7,9 +7,10 @@ import re
 
 from neuralis_build.limits import MAX_JSON_DEPTH
 
-_WS = re.compile(r"[ \t\n\r]*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+# compiled on first use (re caches them): a package whose diagnostics need no line numbers never pays
+_WS = r"[ \t\n\r]*"
+_STRING = r'(?s)"(?:[^"\\]|\\.)*"'
+_SCALAR = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null"
 
 
 def escape(token: str | int) -> str:
@@ -48,6 +49,7 @@ class _Locator:
 
     def __init__(self, text: str, max_depth: int = MAX_JSON_DEPTH) -> None:
         self.text = text
+        self._ws, self._string, self._scalar = re.compile(_WS), re.compile(_STRING), re.compile(_SCALAR)
         self.positions: dict[str, int] = {}
         self.max_depth = max_depth
         self.too_deep: str | None = None  # the first array or object nested past max_depth
@@ -61,7 +63,7 @@ class _Locator:
         return self.positions
 
     def _skip(self, i: int) -> int:
-        m = _WS.match(self.text, i)
+        m = self._ws.match(self.text, i)
         return m.end() if m else i
 
     def _value(self, i: int, ptr: str, key_at: int | None = None, *, depth: int) -> int:
@@ -78,7 +80,7 @@ class _Locator:
                 return i + 1
             seen: dict[str, int] = {}
             while True:
-                m = _STRING.match(self.text, i)
+                m = self._string.match(self.text, i)
                 if not m:
                     raise ValueError("expected a key")
                 key = json.loads(m.group(0))
@@ -110,7 +112,7 @@ class _Locator:
                 if self.text[j] == "]":
                     return j + 1
                 raise ValueError("expected ',' or ']'")
-        m = _STRING.match(self.text, i) if ch == '"' else _SCALAR.match(self.text, i)
+        m = self._string.match(self.text, i) if ch == '"' else self._scalar.match(self.text, i)
         if not m:
             raise ValueError("expected a value")
         return m.end()

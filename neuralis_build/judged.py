@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from neuralis_build.diagnostics import Diagnostic, DiagnosticJSON, has_errors
+from neuralis_build.diagnostics import Diagnostic, has_errors
 from neuralis_build.jsonpointer import join, split
 from neuralis_build.package import BLOCK, Package, events_of, module_of, surfaces_of
 from neuralis_build.trust import Trust
 
 if TYPE_CHECKING:
+    from neuralis_build.diagnostics import DiagnosticJSON
     from neuralis_build.ui.stale import BuildState
     from neuralis_build.ui.verdict import ModuleVerdict
 

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from neuralis_build.contract import Contract, discover
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, UsageError
+from neuralis_build.frozen import field, frozen, replace
 from neuralis_build.jsonpointer import SourceMap
 from neuralis_build.limits import MAX_JSON_DEPTH
 from neuralis_build.regularfile import NotRegularFile, read_regular
 from neuralis_build.strictjson import JSONProblem, JSONRefused, parse, position
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 MANIFEST = "package.json"
 BLOCK = "/neuralis"
@@ -34,7 +37,7 @@ NB0008 = code("NB0008", "manifest-number-range", "a number of package.json does 
 _PROBLEM_CODES = {"syntax": NB0002, "depth": NB0006, "surrogate": NB0007, "number": NB0008}
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class Package:
     """A package folder: its raw and parsed package.json, where each value sits, and its contract files."""
 

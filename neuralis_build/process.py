@@ -14,14 +14,15 @@ import os
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
+from neuralis_build.frozen import frozen
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 
 
-@dataclass(frozen=True)
+@frozen
 class Completed:
     """A program that ran to its end: the command, its exit code and what it printed (bytes, decoded on use)."""
 
@@ -39,18 +40,21 @@ class Completed:
         return self.err.decode("utf-8", "replace")
 
 
-class Runner(Protocol):
-    """Runs a command to its end within ``timeout`` seconds (``run``, or a stand-in in a unit test)."""
+if TYPE_CHECKING:
+    from typing import Protocol
 
-    def __call__(
-        self,
-        command: Sequence[str | Path],
-        *,
-        timeout: float,
-        cwd: Path | None = None,
-        input: str | bytes | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> Completed: ...
+    class Runner(Protocol):
+        """Runs a command to its end within ``timeout`` seconds (``run``, or a stand-in in a unit test)."""
+
+        def __call__(
+            self,
+            command: Sequence[str | Path],
+            *,
+            timeout: float,
+            cwd: Path | None = None,
+            input: str | bytes | None = None,
+            env: Mapping[str, str] | None = None,
+        ) -> Completed: ...
 
 
 def which(program: str, hint: str) -> str:

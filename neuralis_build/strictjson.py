@@ -12,21 +12,27 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import dataclass
-from typing import Any, Literal
 
+from neuralis_build.frozen import frozen
 from neuralis_build.jsonpointer import SourceMap, first_too_deep, join
 from neuralis_build.limits import MAX_JSON_DEPTH
 
-Kind = Literal["syntax", "depth", "surrogate", "number"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+    Kind = Literal["syntax", "depth", "surrogate", "number"]
+    Path = tuple[Any, str | int] | None
+    """Where a value sits, as (parent's path, key): the pointer is only spelled out for a problem."""
+
+# patterns, compiled on first use (re caches them): most texts have no \u escape and no syntax error
+_SURROGATE_ESCAPE = r"\\u[dD][89a-fA-F]"
+_SURROGATE = "[\ud800-\udfff]"
 _MAX_DOUBLE = sys.float_info.max
 _REPORTED = 10  # a document full of bad values gets its first ten named, not ten thousand
 
 
-@dataclass(frozen=True)
+@frozen
 class JSONProblem:
     """One reason a JSON text is refused: where (a pointer, or a character offset) and why."""
 
@@ -87,7 +93,7 @@ def parse(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
         found = first_too_deep(text, max_depth)
         pointer, offset = found if found is not None else (None, None)
         raise JSONRefused([_depth_problem(pointer, offset, max_depth)]) from None
-    problems = _walk(data, max_depth, check_strings=bool(_SURROGATE_ESCAPE.search(text)))
+    problems = _walk(data, max_depth, check_strings="\\u" in text and re.search(_SURROGATE_ESCAPE, text) is not None)
     if problems:
         raise JSONRefused(problems)
     return data
@@ -101,10 +107,6 @@ def _depth_problem(pointer: str | None, offset: int | None, max_depth: int) -> J
         pointer,
         offset,
     )
-
-
-Path = tuple[Any, str | int] | None
-"""Where a value sits, as (parent's path, key): the pointer is only spelled out for a problem."""
 
 
 def _pointer(path: Path) -> str:
@@ -122,7 +124,8 @@ def _walk(data: Any, max_depth: int, *, check_strings: bool) -> list[JSONProblem
     while stack and len(problems) < _REPORTED:
         path, value, depth = stack.pop()
         key = path[1] if path is not None else None
-        if check_strings and isinstance(key, str) and _SURROGATE.search(key):  # an object's key (list keys are ints)
+        # an object's key (list keys are ints)
+        if check_strings and isinstance(key, str) and re.search(_SURROGATE, key):
             problems.append(_surrogate(_pointer(path), "key"))
         if isinstance(value, dict | list):
             if depth >= max_depth:
@@ -133,7 +136,7 @@ def _walk(data: Any, max_depth: int, *, check_strings: bool) -> list[JSONProblem
         elif isinstance(value, _Bad):
             kind: Kind = "number" if value.text[-1:].isdigit() else "syntax"
             problems.append(JSONProblem(kind, value.why, _hint(value), _pointer(path)))
-        elif check_strings and isinstance(value, str) and _SURROGATE.search(value):
+        elif check_strings and isinstance(value, str) and re.search(_SURROGATE, value):
             problems.append(_surrogate(_pointer(path), "string"))
     return problems
 
@@ -154,11 +157,11 @@ def _hint(bad: _Bad) -> str:
     return "write a number between -1.7976931348623157e308 and 1.7976931348623157e308, or a string"
 
 
-_TRAILING_COMMA = re.compile(r"Expecting (property name|value)")
+_TRAILING_COMMA = r"Expecting (property name|value)"
 
 
 def _syntax_hint(msg: str) -> str:
-    if _TRAILING_COMMA.match(msg):
+    if re.match(_TRAILING_COMMA, msg):
         return "look for a trailing comma or a missing value just before this point"
     if msg.startswith("Expecting ',' delimiter"):
         return "a comma is missing between two entries, or a quote is not closed"

@@ -31,3 +31,53 @@ def test_neuralis_build_version_is_light():
 
 def test_neuralis_version_is_light():
     assert run_probe("new") == "0 []"
+
+
+UI_PROBE = """
+import sys
+before = set(sys.modules)
+from neuralis_build.cli.entry import main
+code = main(["ui", sys.argv[1]])
+watched = {watched}
+print(code, sorted(m for m in set(sys.modules) - before if m.split(".")[0] in watched or m in watched))
+"""
+
+# What a plain successful `ui` build must not load: the CLI libraries (typer's start-up), dataclasses and
+# what it imports (inspect, ast, dis, tokenize), typing, and the modules only an error, an asset, an
+# env read or another command needs. Each of these once cost start-up on every build (README, "Performance").
+UI_UNWANTED = (
+    "rich",
+    "typer",
+    "click",
+    "jinja2",
+    "typing",
+    "dataclasses",
+    "inspect",
+    "ast",
+    "dis",
+    "tokenize",
+    "base64",
+    "copy",
+    "shutil",
+    "hashlib",
+    "platform",
+    "neuralis_build.explain",
+    "neuralis_build.manifest",
+    "neuralis_build.cli.render",
+    "neuralis_build.cli.common",
+    "neuralis_build.ui.graph",
+    "neuralis_build.ui.sourcemap",
+)
+
+
+def test_a_plain_ui_build_loads_only_what_it_needs(tmp_path):
+    """The fast path of `neuralis-build ui` builds a real package without loading any of UI_UNWANTED."""
+    from neuralis_build.ui.esbuild import find_esbuild
+    from tests.conftest import copy_example
+
+    find_esbuild()  # the pinned binary is cached before the probe runs (scripts/setup fetched it)
+    root = copy_example("acme-charts", tmp_path)
+    probe = UI_PROBE.format(watched=repr(set(UI_UNWANTED)))
+    out = subprocess.run([sys.executable, "-c", probe, str(root)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "0 []"
+    assert (root / "dist" / "app" / "host.js").is_file()

@@ -13,14 +13,17 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
 
 from neuralis_build.errors import DiagnosedError, NeuralisError, SubprocessError, ToolMissingError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    from typing import TypedDict
+    from typing import Any, Literal, TypedDict
 
     from neuralis_build.diagnostics import DiagnosticJSON
+
+    Format = Literal["text", "json", "github"]
+    ErrorKind = Literal["input", "usage", "environment", "internal"]
 
     class ErrorJSON(TypedDict):
         """What an error looks like under ``--format json`` (the ``error`` member of an element)."""
@@ -51,9 +54,6 @@ def tolerant_streams() -> None:
 
 
 VERBOSE = False  # set by --verbose wherever it is given (before or after the subcommand)
-
-Format = Literal["text", "json", "github"]
-ErrorKind = Literal["input", "usage", "environment", "internal"]
 
 # Commands whose JSON is an array with one element per PATH; the others print one object (a report).
 PATH_COMMANDS = frozenset({"check", "ui", "pack"})

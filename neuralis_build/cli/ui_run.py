@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
+    from typing import Any
+
     from neuralis_build.cli.boundary import Format
     from neuralis_build.diagnostics import Diagnostic
     from neuralis_build.ui.env import Mode

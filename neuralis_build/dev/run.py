@@ -7,14 +7,18 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.dev.server import DevApp, start_server
 from neuralis_build.dev.session import DevOptions, DevSession
 from neuralis_build.dev.state import BuildReport, DevState
 from neuralis_build.errors import UsageError
 from neuralis_build.hostpage.vendor import build_shared_modules, find_react
-from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
+from neuralis_build.ui.esbuild import find_esbuild
 from neuralis_build.ui.watch import changes_under
+
+if TYPE_CHECKING:
+    from neuralis_build.ui.esbuild import EsbuildRunner
 
 
 def run_dev(

@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neuralis_build.check import check_package
 from neuralis_build.dev.state import BuildReport, DevState
@@ -22,10 +22,12 @@ from neuralis_build.hostprofile import HostProfile
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.package import Package, load_package
 from neuralis_build.trust import Trust
-from neuralis_build.ui.esbuild import EsbuildRunner
 from neuralis_build.ui.events import has_sources
 from neuralis_build.ui.resolve import installed_ui_packages
 from neuralis_build.ui.run import BuildOptions, build_package, wants_ui
+
+if TYPE_CHECKING:
+    from neuralis_build.ui.esbuild import EsbuildRunner
 
 
 @dataclass(frozen=True)

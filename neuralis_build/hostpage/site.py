@@ -11,6 +11,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build import atomic
 from neuralis_build.hostpage.model import PagePackage, judge_packages, served_files
@@ -19,7 +20,10 @@ from neuralis_build.hostpage.vendor import Mode, ReactSource, SharedModules, bui
 from neuralis_build.hostprofile import HostProfile, default_host_profile
 from neuralis_build.package import load_package
 from neuralis_build.trust import Trust
-from neuralis_build.ui.esbuild import EsbuildRunner
+
+if TYPE_CHECKING:
+    from neuralis_build.ui.esbuild import EsbuildRunner
+
 
 PAGE = "index.html"
 

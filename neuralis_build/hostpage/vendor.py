@@ -15,14 +15,17 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from neuralis_build.errors import SubprocessError, ToolMissingError, UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.process import run
 from neuralis_build.ui.binary import ESBUILD_VERSION, cache_root
-from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
+from neuralis_build.ui.esbuild import find_esbuild
 from neuralis_build.ui.resolve import read_manifest, resolve_package
+
+if TYPE_CHECKING:
+    from neuralis_build.ui.esbuild import EsbuildRunner
 
 Mode = Literal["production", "development"]
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import errno
 import os
+from typing import TYPE_CHECKING
 
-from neuralis_build.contract import Contract, ContractFile, Kind
+from neuralis_build.contract import Contract, ContractFile
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.names import (
@@ -27,6 +28,9 @@ from neuralis_build.manifest.paths import Containment
 from neuralis_build.package import Package
 from neuralis_build.regularfile import read_regular
 from neuralis_build.strictjson import JSONRefused, parse, position
+
+if TYPE_CHECKING:
+    from neuralis_build.contract import Kind
 
 NB1411 = code("NB1411", "contract-symlink-outside", "a contract file is a symlink that leads out of the package")
 NB1412 = code("NB1412", "contract-duplicate-file", "two contract files define the same entry (tools/x.ts and x.json)")

@@ -15,9 +15,12 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild, parse_messages
+from neuralis_build.ui.esbuild import find_esbuild, parse_messages
+
+if TYPE_CHECKING:
+    from neuralis_build.ui.esbuild import EsbuildRunner
 
 
 class BuiltModule(NamedTuple):

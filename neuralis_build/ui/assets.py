@@ -10,13 +10,15 @@ inlined as a data URL instead (in JS and CSS alike) and its file is dropped: a r
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from neuralis_build.ui.sourcemap import Edit, SourceMap, apply_edits
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
+
+    from neuralis_build.ui.sourcemap import Edit
 
 INLINE_LIMIT = 4096
 """Vite's default ``assetsInlineLimit``: at most this many bytes become a data URL."""
@@ -65,12 +67,16 @@ def loader_args() -> list[str]:
 
 
 def data_url(path: Path) -> str:
+    import base64  # here, not at the top: most builds have no asset, and start-up would pay it
+
     mime = MIME_TYPES.get(path.suffix.lower(), "application/octet-stream")
     return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
 def _edits(text: str, replacements: Mapping[str, str]) -> list[Edit]:
     """An edit for each quoted occurrence of a key of ``replacements`` (esbuild writes them with double quotes)."""
+    from neuralis_build.ui.sourcemap import Edit
+
     edits = []
     for old, new in replacements.items():
         needle = json.dumps(old)
@@ -85,6 +91,8 @@ def _rewrite(path: Path, replacements: Mapping[str, str], keep_map: bool) -> Non
     """Apply the replacements to a built file and, when it keeps one, to its .map beside it."""
     if not replacements or not path.is_file():
         return
+    from neuralis_build.ui.sourcemap import SourceMap, apply_edits
+
     text = path.read_text("utf-8")
     map_path = path.with_name(path.name + ".map")
     smap = SourceMap(json.loads(map_path.read_text("utf-8"))) if keep_map and map_path.is_file() else None

@@ -11,10 +11,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Literal, NamedTuple
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
+from neuralis_build.frozen import frozen
 from neuralis_build.process import run
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Source = Literal["override", "cache", "node_modules", "npm"]
 
 ESBUILD_VERSION = "0.28.2"
 """The one esbuild the toolchain drives; 0.28.2 is the first with ``--log-style=visualstudio``."""
@@ -68,14 +74,14 @@ _ARCH = {
     "loongarch64": "loong64",
 }
 
-Source = Literal["override", "cache", "node_modules", "npm"]
 NPM_HINT = (
     "install Node.js 20 or newer (it brings npm), or set NEURALIS_ESBUILD_BINARY to an esbuild "
     f"{ESBUILD_VERSION} binary"
 )
 
 
-class Target(NamedTuple):
+@frozen
+class Target:
     """The esbuild platform package for this machine and the binary's path inside it."""
 
     platform: str  # "linux-x64"

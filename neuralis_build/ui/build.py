@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError, UsageError
+from neuralis_build.frozen import field, frozen, replace
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package
 from neuralis_build.ui import outdir as folders
@@ -20,18 +19,25 @@ from neuralis_build.ui.buildrecord import render as render_build_record
 from neuralis_build.ui.declaration import OUT_CSS, OUT_JS, check_declaration
 from neuralis_build.ui.driver import Built, run_build, write_tsconfig
 from neuralis_build.ui.entry import find_entry
-from neuralis_build.ui.env import Mode, define_args
-from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
+from neuralis_build.ui.env import define_args
+from neuralis_build.ui.esbuild import find_esbuild
 from neuralis_build.ui.imports import Scope, check_imports, scope_of
 from neuralis_build.ui.outdir import OUT_DIR
 from neuralis_build.ui.react import react_major, react_problems
 from neuralis_build.ui.record import RECORD_NAME, SharedImportsRecord
 from neuralis_build.ui.verdict import NB1610, install_export_problem
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
+
+    from neuralis_build.ui.env import Mode
+    from neuralis_build.ui.esbuild import EsbuildRunner
+
 __all__ = ["OUT_CSS", "OUT_DIR", "OUT_JS", "UiBuildResult", "build_ui", "esbuild_args"]
 
 
-@dataclass(frozen=True)
+@frozen
 class UiBuildResult:
     """A UI module built (staged until committed, then in dist/app/): what was written and what it reads."""
 
@@ -134,19 +140,23 @@ def build_ui(
     return result
 
 
-@dataclass
 class _Job:
     """One UI build in its staged folder: esbuild, the second passes it may need, judging, finishing."""
 
-    package: Package
-    host: HostProfile
-    scope: Scope
-    runner: EsbuildRunner
-    staged: Path
-    entry: str
-    minify: bool
-    sourcemap: bool
-    mode: Mode
+    def __init__(
+        self,
+        package: Package,
+        host: HostProfile,
+        scope: Scope,
+        runner: EsbuildRunner,
+        staged: Path,
+        entry: str,
+        minify: bool,
+        sourcemap: bool,
+        mode: Mode,
+    ) -> None:
+        self.package, self.host, self.scope, self.runner, self.staged = package, host, scope, runner, staged
+        self.entry, self.minify, self.sourcemap, self.mode = entry, minify, sourcemap, mode
 
     @property
     def outdir(self) -> str:

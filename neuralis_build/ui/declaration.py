@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from neuralis_build.diagnostics import Code, Diagnostic, code
 from neuralis_build.package import MANIFEST, Package
 from neuralis_build.ui.outdir import OUT_DIR
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 NB1908 = code("NB1908", "ui-module-undeclared", "package.json declares no neuralis.app.module for the built module")
 NB1909 = code("NB1909", "ui-module-entry", "app.module.entry does not name the module the build emits")

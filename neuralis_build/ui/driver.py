@@ -6,11 +6,17 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, SubprocessError, UsageError
-from neuralis_build.ui.esbuild import EsbuildRunner, Message, parse_messages
+from neuralis_build.frozen import frozen
+from neuralis_build.ui.esbuild import Message, parse_messages
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
+
+    from neuralis_build.ui.esbuild import EsbuildRunner
 
 NB1900 = code("NB1900", "esbuild-error", "esbuild could not build the sources")
 NB1901 = code("NB1901", "esbuild-warning", "esbuild warned about the sources")
@@ -37,17 +43,16 @@ def write_tsconfig(root: Path, where: Path, entry: str | None = None) -> Path:
     return path
 
 
-_ENVIRONMENT = re.compile(
-    r"no space left on device|disk quota exceeded|read-only file system|permission denied|file too large", re.I
-)
-_UNRESOLVED = re.compile(r'^Could not resolve "(?P<id>[^"]+)"')
-_NO_LOADER = re.compile(r'^No loader is configured for "(?P<ext>[^"]+)" files')
+# patterns for failed builds and esbuild's messages, compiled on first use (re caches them)
+_ENVIRONMENT = r"(?i)no space left on device|disk quota exceeded|read-only file system|permission denied|file too large"
+_UNRESOLVED = r'^Could not resolve "(?P<id>[^"]+)"'
+_NO_LOADER = r'^No loader is configured for "(?P<ext>[^"]+)" files'
 
 
 def _hint(message: Message) -> str:
     from neuralis_build.npmname import is_builtin
 
-    m = _UNRESOLVED.match(message.text)
+    m = re.match(_UNRESOLVED, message.text)
     if m:
         target = m["id"]
         if target.startswith((".", "/")):
@@ -61,7 +66,7 @@ def _hint(message: Message) -> str:
             f'install the package that provides "{target}" (npm install), or, if the host or another '
             "package provides it, check the id against the host profile and their app.module.provides"
         )
-    m = _NO_LOADER.match(message.text)
+    m = re.match(_NO_LOADER, message.text)
     if m:
         from neuralis_build.ui.assets import MIME_TYPES
 
@@ -97,7 +102,8 @@ def to_diagnostic(message: Message, root: Path) -> Diagnostic:
     )
 
 
-class Built(NamedTuple):
+@frozen
+class Built:
     """A successful esbuild run: its metafile and the warnings it printed."""
 
     meta: dict[str, Any]
@@ -109,7 +115,7 @@ def run_build(esbuild: EsbuildRunner, root: Path, args: Sequence[str], metafile:
     run = esbuild.run([*args, f"--metafile={metafile}", *LOG_FLAGS], root)
     diagnostics = [to_diagnostic(m, root) for m in parse_messages(run.stderr)]
     if run.returncode != 0:
-        environment = next((d for d in diagnostics if _ENVIRONMENT.search(d.message)), None)
+        environment = next((d for d in diagnostics if re.search(_ENVIRONMENT, d.message)), None)
         if environment is not None:  # the disk, not the source: an environment error (exit 2)
             raise UsageError(
                 f"esbuild could not write the output: {environment.message}",

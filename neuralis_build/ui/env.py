@@ -14,15 +14,19 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
 
 from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.ui.graph import describe_chain, first_dependency, import_chain, package_of
-from neuralis_build.ui.sourcemap import SourceMap, line_starts, position
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from neuralis_build.ui.sourcemap import SourceMap
+
+    Mode = Literal["production", "development"]
 
 NB1915 = code("NB1915", "ui-env-read", "the bundle reads process.env or import.meta.env, which a browser lacks")
 
-Mode = Literal["production", "development"]
 PROCESS_MARK = "process.__neuralis_env__"
 META_MARK = "import.meta.__neuralis_env__"
 
@@ -70,6 +74,8 @@ def env_problems(
     root: Path, js: str, smap: SourceMap, map_dir: Path, meta: Mapping[str, Any], entry: str
 ) -> list[Diagnostic]:
     """One diagnostic per source line that reads process.env / import.meta.env (besides the defined keys)."""
+    from neuralis_build.ui.sourcemap import line_starts, position  # only a bundle that reads env gets here
+
     starts = line_starts(js)
     found: dict[tuple[str, int], Diagnostic] = {}
     guarded_files: dict[str, bool] = {}
@@ -99,6 +105,8 @@ def env_problems(
 def _diagnostic(
     file: str, line: int, column: int, what: str, safe: bool, meta: Mapping[str, Any], entry: str
 ) -> Diagnostic:
+    from neuralis_build.ui.graph import describe_chain, first_dependency, import_chain, package_of
+
     dependency = package_of(file)
     if safe:
         message = f"reads {what}, which a browser does not have; the read is guarded, so it yields nothing there"

@@ -9,13 +9,12 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, NamedTuple, Protocol
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
+from neuralis_build.frozen import frozen
 from neuralis_build.process import run
 from neuralis_build.ui.binary import (
     ESBUILD_VERSION,
-    Source,
     cache_is_good,
     cached_path,
     from_node_modules,
@@ -24,7 +23,19 @@ from neuralis_build.ui.binary import (
     target,
 )
 
-__all__ = ["ESBUILD_VERSION", "Esbuild", "EsbuildRun", "EsbuildRunner", "find_esbuild", "parse_messages"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Literal, Protocol
+
+    from neuralis_build.ui.binary import Source
+
+    class EsbuildRunner(Protocol):
+        """What the build needs of esbuild: run these arguments in this folder (a seam for unit tests)."""
+
+        def run(self, args: Sequence[str], cwd: Path) -> EsbuildRun: ...
+
+
+__all__ = ["ESBUILD_VERSION", "Esbuild", "EsbuildRun", "find_esbuild", "parse_messages"]
 
 BUILD_TIMEOUT = 900.0
 """Seconds one esbuild run may take (a 3 MB bundle takes about 2 s; a hung one is stopped)."""
@@ -34,7 +45,8 @@ PROBE_TIMEOUT = 60.0
 OVERRIDE_ENV = "NEURALIS_ESBUILD_BINARY"
 
 
-class Esbuild(NamedTuple):
+@frozen
+class Esbuild:
     """A located esbuild binary at the pinned version, and where it came from."""
 
     path: Path
@@ -47,18 +59,13 @@ class Esbuild(NamedTuple):
         return EsbuildRun(done.returncode, done.stderr, list(done.command))
 
 
-class EsbuildRun(NamedTuple):
+@frozen
+class EsbuildRun:
     """One finished esbuild run: its exit code, its stderr and the command."""
 
     returncode: int
     stderr: str
     command: list[str]
-
-
-class EsbuildRunner(Protocol):
-    """What the build needs of esbuild: run these arguments in this folder (a seam for unit tests)."""
-
-    def run(self, args: Sequence[str], cwd: Path) -> EsbuildRun: ...
 
 
 def binary_version(path: Path) -> str:
@@ -118,12 +125,14 @@ def find_esbuild(project: Path | None = None) -> Esbuild:
 
 
 # --log-style=visualstudio: "<abs file>(line,col): error ES0000: text", or "esbuild: error ...".
-_VS_LINE = re.compile(
+# (compiled on the first message: a clean build prints none)
+_VS_LINE = (
     r"^(?:(?P<file>.*)\((?P<line>\d+),(?P<col>\d+)\)|esbuild): (?P<sev>error|warning) (?P<code>ES\d+): (?P<text>.*)$"
 )
 
 
-class Message(NamedTuple):
+@frozen
+class Message:
     """One esbuild message parsed from ``--log-style=visualstudio`` output."""
 
     severity: Literal["error", "warning"]
@@ -137,7 +146,7 @@ def parse_messages(stderr: str) -> list[Message]:
     """Every error and warning line esbuild printed; lines that are not messages are skipped."""
     out: list[Message] = []
     for raw in stderr.splitlines():
-        m = _VS_LINE.match(raw.rstrip("\r"))
+        m = re.match(_VS_LINE, raw.rstrip("\r"))
         if not m:
             continue
         sev: Literal["error", "warning"] = "error" if m["sev"] == "error" else "warning"

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError
+from neuralis_build.frozen import field, frozen
 from neuralis_build.package import Package, events_of
 from neuralis_build.ui.buildrecord import RECORD, hash_inputs, render
 from neuralis_build.ui.driver import run_build
-from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
+from neuralis_build.ui.esbuild import find_esbuild
 from neuralis_build.ui.outdir import (
     DIST,
     EVENTS_OUT,
@@ -24,8 +23,14 @@ from neuralis_build.ui.outdir import (
     swap_in,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
+    from neuralis_build.ui.esbuild import EsbuildRunner
+
+
+@frozen
 class EventsBuildResult:
     """Event subjects and routes compiled: the files written and each module's exported names."""
 

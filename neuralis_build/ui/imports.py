@@ -8,20 +8,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from neuralis_build.diagnostics import Code, Diagnostic, code
+from neuralis_build.frozen import frozen
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package
 from neuralis_build.ui.driver import locate_import
-from neuralis_build.ui.graph import describe_chain, first_dependency, import_chain, package_of
 from neuralis_build.ui.resolve import installed_ui_packages, package_name_of
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 NB1904 = code("NB1904", "ui-unpublished-import", "the bundle imports a module another UI package does not publish")
 NB1905 = code("NB1905", "ui-unprovided-import", "the bundle imports a subpath of a shared module the host lacks")
 
 
-class Scope(NamedTuple):
+@frozen
+class Scope:
     """What the build may import: host ids, published ids, and the packages that ship UI modules."""
 
     shared: frozenset[str]
@@ -66,6 +70,8 @@ def located(
     root: Path, c: Code, meta: Mapping[str, Any], entry: str, file: str, module_id: str, message: str, hint: str
 ) -> Diagnostic:
     """A refusal at the import of ``module_id`` in ``file``; a dependency's file names who brought it in."""
+    from neuralis_build.ui.graph import describe_chain, first_dependency, import_chain, package_of  # refusals only
+
     where = locate_import(root, file, module_id)
     line, column = where if where else (None, None)
     owner = package_of(file)

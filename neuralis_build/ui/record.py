@@ -8,12 +8,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, NamedTuple
+
+from neuralis_build.frozen import frozen
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 RECORD_NAME = "shared-imports.json"
 
 
-class SharedImportsRecord(NamedTuple):
+@frozen
+class SharedImportsRecord:
     """What the build records beside the bundle: host API version, React major and shared ids read."""
 
     host_api_version: str
@@ -41,7 +47,8 @@ def reads_react(module_id: str) -> bool:
     return module_id in ("react", "react-dom") or module_id.startswith(("react/", "react-dom/"))
 
 
-class RecordProblem(NamedTuple):
+@frozen
+class RecordProblem:
     """One way a record file is malformed, at a JSON pointer into the record."""
 
     pointer: str

@@ -13,19 +13,24 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.frozen import frozen
 from neuralis_build.package import module_of
 from neuralis_build.regularfile import read_regular
 from neuralis_build.strictjson import JSONRefused, parse
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 NB1917 = code(
     "NB1917", "dependency-manifest-unreadable", "an installed dependency's package.json cannot be read as Node reads it"
 )
 
 
-class UiPackage(NamedTuple):
+@frozen
+class UiPackage:
     """An installed package that ships a UI module: its name, folder and the ids it publishes."""
 
     name: str
@@ -110,7 +115,8 @@ def ui_package(name: str, folder: Path) -> UiPackage | None:
     return UiPackage(name, folder, own)
 
 
-class InstalledUi(NamedTuple):
+@frozen
+class InstalledUi:
     """The UI-module packages Node would resolve from a folder, and the package.json files it could not read."""
 
     packages: dict[str, UiPackage]

@@ -8,7 +8,12 @@ segments with the text. esbuild escapes non-ASCII output by default, so a column
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+
+from neuralis_build.frozen import frozen
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _VALUE = {c: i for i, c in enumerate(_B64)}
@@ -90,7 +95,8 @@ def encode(lines: Sequence[Sequence[Segment]]) -> str:
     return ";".join(out)
 
 
-class Origin(NamedTuple):
+@frozen
+class Origin:
     """Where a generated position came from: the source path as the map names it, 0-based line and column."""
 
     source: str
@@ -133,7 +139,8 @@ class SourceMap:
         return {**self.data, "mappings": encode(self.lines)}
 
 
-class Edit(NamedTuple):
+@frozen
+class Edit:
     """Replace ``text[start:end]`` with ``new`` (offsets into the whole file; never across a line break)."""
 
     start: int
@@ -160,7 +167,7 @@ def position(starts: Sequence[int], offset: int) -> tuple[int, int]:
 
 def apply_edits(text: str, edits: Iterable[Edit], smap: SourceMap | None = None) -> str:
     """``text`` with every edit applied; the map's segments after each edit move with the text."""
-    ordered = sorted(edits)
+    ordered = sorted(edits, key=lambda e: (e.start, e.end, e.new))
     if not ordered:
         return text
     starts = line_starts(text) if smap is not None else []

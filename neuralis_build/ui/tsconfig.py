@@ -11,10 +11,13 @@ from __future__ import annotations
 import fnmatch
 import json
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 NB1916 = code("NB1916", "ui-tsconfig", "the package's tsconfig cannot be read, or no project of it includes the entry")
 

@@ -11,13 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from neuralis_build.diagnostics import Code, code
+from neuralis_build.frozen import frozen, replace
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.ui.record import RECORD_NAME, RecordProblem, SharedImportsRecord, parse_record, read_record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
+    from typing import Any
+
     from neuralis_build.ui.esbuild import EsbuildRunner
 
 INSTALL_EXPORT = re.compile(r"^install[A-Z][A-Za-z0-9]*HostComponents$")
@@ -89,7 +92,8 @@ def event_exports_problem(out: str, source: str, exports: Collection[str]) -> tu
     )
 
 
-class ModuleProblem(NamedTuple):
+@frozen
+class ModuleProblem:
     """One reason a host refuses a module, located in the file a person should look at."""
 
     code: Code
@@ -114,7 +118,8 @@ class ModuleProblem(NamedTuple):
         return cls(CODES[data["code"]], data["file"], data["pointer"], data["reason"], data["hint"])
 
 
-class ModuleVerdict(NamedTuple):
+@frozen
+class ModuleVerdict:
     """Whether the host accepts a module; ``reason`` is the first refusal in words a person can act on.
 
     ``check`` judges a module once (with esbuild's parser) and hands the verdict on; the image build
@@ -146,7 +151,7 @@ class ModuleVerdict(NamedTuple):
         kept = [p for p in self.problems if p.code.id != NB1609.id]
         fresh = _unavailable(self.record, self.record_file, available) if self.record is not None else []
         at = next((i for i, p in enumerate(kept) if p.code.id in (NB1614.id, NB1610.id)), len(kept))
-        return self._replace(problems=(*kept[:at], *fresh, *kept[at:]))
+        return replace(self, problems=(*kept[:at], *fresh, *kept[at:]))
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuralis_build.errors import NeuralisError, UsageError
-from neuralis_build.ui.esbuild import EsbuildRunner, find_esbuild
+from neuralis_build.ui.esbuild import find_esbuild
 from neuralis_build.ui.run import BuildOptions, PackageBuild, build_path
 
 if TYPE_CHECKING:
     import threading
+
+    from neuralis_build.ui.esbuild import EsbuildRunner
 
 
 @dataclass(frozen=True)

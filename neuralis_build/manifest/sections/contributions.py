@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from neuralis_build.contract import Contract, Kind
+from neuralis_build.contract import Contract
 from neuralis_build.diagnostics import code
 from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker
@@ -23,6 +23,9 @@ from neuralis_build.manifest.names import entry_name_shape, is_tool_name, tool_n
 from neuralis_build.manifest.paths import Containment, file_inside, path_problem
 from neuralis_build.manifest.shape import JSONSchema, JudgedStr, Shape, Str
 from neuralis_build.package import Package
+
+if TYPE_CHECKING:
+    from neuralis_build.contract import Kind
 
 NB1401 = code("NB1401", "inline-routes", "neuralis.routes is declared; routes have no inline form (routes/*.ts only)")
 NB1405 = code("NB1405", "inline-duplicate", "two inline entries of one kind share a name")

@@ -7,15 +7,18 @@ build uses; these rules show its reasons as diagnostics (NB16xx).
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from neuralis_build.diagnostics import Severity, code
+from neuralis_build.diagnostics import code
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.paths import path_problem
 from neuralis_build.package import events_of, module_of
 from neuralis_build.trust import at_least
+
+if TYPE_CHECKING:
+    from neuralis_build.diagnostics import Severity
 
 NB1603 = code("NB1603", "module-css-undeclared", "the build emitted a stylesheet that app.module does not declare")
 NB1612 = code("NB1612", "event-output-missing", "a declared event subject has not been compiled to dist/src/events/")
