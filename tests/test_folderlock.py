@@ -110,7 +110,9 @@ def test_pack_waits_for_another_writer_of_its_package(tmp_path: Path) -> None:
 def test_two_packs_into_the_package_folder_at_once_never_pack_each_others_temp_file(tmp_path: Path) -> None:
     root = _plain_package(tmp_path / "pkg")
     procs = [
-        subprocess.Popen([CLI, "pack", root, "--out", root, "--trust", "untrusted"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        subprocess.Popen(
+            [CLI, "pack", root, "--out", root, "--trust", "untrusted"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         for _ in range(3)
     ]
     outputs = [p.communicate(timeout=HANG_GUARD) for p in procs]
