@@ -157,6 +157,7 @@ class _Job:
     ) -> None:
         self.package, self.host, self.scope, self.runner, self.staged = package, host, scope, runner, staged
         self.entry, self.minify, self.sourcemap, self.mode = entry, minify, sourcemap, mode
+        self.meta_urls: list[Path | None] = []  # the file each new URL(…, import.meta.url) names, in order
 
     @property
     def outdir(self) -> str:
@@ -197,7 +198,7 @@ class _Job:
         out = self._out(built)
         warnings = [*self.scope.warnings, *built.warnings]
         js = (self.staged / "host.js").read_text("utf-8")
-        warnings += self._env(js, built)
+        warnings += self._located(js, built)
         problems = check_imports(self.package.root, built.meta, out, self.scope, self.entry)
         exports = tuple(sorted(out.get("exports", [])))
         missing = install_export_problem(self.entry, exports, self.package.id)
@@ -212,7 +213,9 @@ class _Job:
             raise DiagnosedError(not_written(len(problems)), problems + warnings)
         self._finish(built.meta, css_modules, required)
         (self.staged / RECORD_NAME).write_text(record.dumps(), encoding="utf-8")
-        read = hash_inputs(self.package.root, built.meta.get("inputs", {}))
+        here = self.package.root.resolve()
+        named = [Path(os.path.relpath(p, here)).as_posix() for p in self.meta_urls if p is not None]
+        read = hash_inputs(self.package.root, [*built.meta.get("inputs", {}), *named])
         (self.staged / BUILD_RECORD).write_text(render_build_record({"host.js": read}), encoding="utf-8")
         folders.normalize_modes(self.staged)
         # the build record is the build's own bookkeeping, not an output of the module
@@ -230,29 +233,38 @@ class _Job:
         out: Mapping[str, Any] = built.meta.get("outputs", {}).get(f"{self.outdir}/host.js", {})
         return out
 
-    def _env(self, js: str, built: Built) -> list[Diagnostic]:
-        """process.env/import.meta.env reads: errors raise here, warnings are returned."""
-        from neuralis_build.ui.env import has_env_reads
+    def _located(self, js: str, built: Built) -> list[Diagnostic]:
+        """What needs the source map to find its file: env reads and ``new URL(…, import.meta.url)``.
 
-        if not has_env_reads(js):
+        Errors raise here, warnings are returned; the files the URLs name are kept for ``_finish``.
+        """
+        from neuralis_build.ui.env import has_env_reads
+        from neuralis_build.ui.metaurl import has_meta_urls
+
+        if not has_env_reads(js) and not has_meta_urls(js):
             return []
         map_path = self.staged / "host.js.map"
         if not map_path.is_file():  # locate them through a map of the same build, written aside
             probe = folders.staging_dir(self.package.root / folders.DIST, folders.UI_STAGING)
             try:
-                job = _Job(**{**self.__dict__, "staged": probe, "sourcemap": False})
+                same = {k: v for k, v in self.__dict__.items() if k != "meta_urls"}
+                job = _Job(**{**same, "staged": probe, "sourcemap": False})
                 job.esbuild(True)
-                return self._env_from(job, (probe / "host.js").read_text("utf-8"), probe / "host.js.map", built)
+                return self._located_from((probe / "host.js").read_text("utf-8"), probe / "host.js.map", built)
             finally:
                 folders.remove(probe)
-        return self._env_from(self, js, map_path, built)
+        return self._located_from(js, map_path, built)
 
-    def _env_from(self, job: _Job, js: str, map_path: Path, built: Built) -> list[Diagnostic]:
+    def _located_from(self, js: str, map_path: Path, built: Built) -> list[Diagnostic]:
         from neuralis_build.ui.env import env_problems
+        from neuralis_build.ui.metaurl import locate
         from neuralis_build.ui.sourcemap import SourceMap
 
         smap = SourceMap(json.loads(map_path.read_text("utf-8")))
-        found = env_problems(self.package.root, js, smap, map_path.parent, built.meta, self.entry)
+        root = self.package.root
+        found = env_problems(root, js, smap, map_path.parent, built.meta, self.entry)
+        self.meta_urls, named = locate(root, js, smap, map_path.parent, built.meta, self.entry)
+        found += named
         errors = [d for d in found if d.severity == "error"]
         if errors:
             raise DiagnosedError(not_written(len(errors)), found)
@@ -263,6 +275,10 @@ class _Job:
         from neuralis_build.ui.assets import place_assets
         from neuralis_build.ui.cjs import prepend_banner
 
+        if any(p is not None for p in self.meta_urls):  # first: the offsets are still esbuild's
+            from neuralis_build.ui.metaurl import place
+
+            place(self.staged, self.meta_urls)
         if css_modules:
             from neuralis_build.ui.cssmodules import scope_local_names, scope_prefix
 
