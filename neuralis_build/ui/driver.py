@@ -57,6 +57,11 @@ def _hint(message: Message) -> str:
         target = m["id"]
         if target.startswith((".", "/")):
             return "check the path: it is resolved from the importing file's folder"
+        if target.startswith("~") and len(target) > 1 and target[1] != "/":  # "~/x" is an alias, not this
+            return (
+                f'the "~" prefix is webpack\'s way to name a package; write "{target[1:]}": '
+                "the build resolves packages from node_modules without it"
+            )
         if is_builtin(target):
             return (
                 f'"{target}" is a Node.js built-in module, which a browser does not have: import a browser '

@@ -162,3 +162,26 @@ def test_a_write_the_machine_refuses_is_an_environment_error(make_pkg):
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("error: esbuild could not write the output:") and "file too large" in done.stderr
     assert "NB1900" not in done.stderr
+
+
+def test_a_webpack_tilde_import_in_css_says_to_drop_the_tilde(make_pkg, build):
+    root = make_pkg(
+        {
+            "package.json": ui_manifest({"entry": "dist/app/host.js", "css": "dist/app/host.css"}),
+            "src/app/host.tsx": 'import "./host.css";\n' + HOST_TSX,
+            "src/app/host.css": '@import "~maps/dist/maps.css";\n.x { color: red; }\n',
+            "node_modules/maps/package.json": {"name": "maps", "version": "1.0.0"},
+            "node_modules/maps/dist/maps.css": ".map { color: blue; }\n",
+        }
+    )
+    with pytest.raises(DiagnosedError) as err:
+        build(root)
+    [d] = err.value.diagnostics
+    assert (d.code, d.file, d.line) == ("NB1900", "src/app/host.css", 1)
+    assert d.hint == (
+        'the "~" prefix is webpack\'s way to name a package; write "maps/dist/maps.css": '
+        "the build resolves packages from node_modules without it"
+    )
+    (root / "src/app/host.css").write_text('@import "maps/dist/maps.css";\n.x { color: red; }\n')
+    build(root)
+    assert ".map {" in (root / "dist/app/host.css").read_text()
