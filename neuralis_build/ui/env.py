@@ -110,13 +110,14 @@ def _diagnostic(
     dependency = package_of(file)
     if safe:
         message = f"reads {what}, which a browser does not have; the read is guarded, so it yields nothing there"
-        hint = "nothing to do if that is intended; the host gives a UI module its settings, not environment variables"
+        hint = "nothing to do if that is intended: the host gives a UI module no environment variables"
         return Diagnostic("warning", NB1915.id, file, "", message, hint, line, column)
     if dependency is None:
         message = f"reads {what}, which a browser does not have: the module would throw when it loads"
         hint = (
-            "only process.env.NODE_ENV and import.meta.env.MODE/DEV/PROD are defined at build time; take other "
-            "values from the package's settings through @neuralis/client, or write them as constants"
+            "only process.env.NODE_ENV and import.meta.env.MODE/DEV/PROD are defined at build time; write other "
+            "values as constants, or fetch them at run time from the package's own service (the host API v1 gives a "
+            "module no environment and no settings)"
         )
     else:
         chain = import_chain(meta, entry, file)

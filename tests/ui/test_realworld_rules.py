@@ -51,6 +51,12 @@ def test_an_environment_read_in_own_code_is_refused_at_its_line(make_pkg, build)
     assert err.value.diagnostics[0].message == (
         "reads process.env.API_URL, which a browser does not have: the module would throw when it loads"
     )
+    # the host API v1 has no settings: the hint names only what an author can do
+    assert err.value.diagnostics[0].hint == (
+        "only process.env.NODE_ENV and import.meta.env.MODE/DEV/PROD are defined at build time; write other values "
+        "as constants, or fetch them at run time from the package's own service (the host API v1 gives a module no "
+        "environment and no settings)"
+    )
     assert not (root / "dist/app").exists()
 
 
