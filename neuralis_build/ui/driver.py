@@ -45,14 +45,14 @@ def write_tsconfig(root: Path, where: Path, entry: str | None = None) -> Path:
 
 # patterns for failed builds and esbuild's messages, compiled on first use (re caches them)
 _ENVIRONMENT = r"(?i)no space left on device|disk quota exceeded|read-only file system|permission denied|file too large"
-_UNRESOLVED = r'^Could not resolve "(?P<id>[^"]+)"'
+UNRESOLVED = r'^Could not resolve "(?P<id>[^"]+)"'
 _NO_LOADER = r'^No loader is configured for "(?P<ext>[^"]+)" files'
 
 
 def _hint(message: Message) -> str:
     from neuralis_build.npmname import is_builtin
 
-    m = re.match(_UNRESOLVED, message.text)
+    m = re.match(UNRESOLVED, message.text)
     if m:
         target = m["id"]
         if target.startswith((".", "/")):
