@@ -64,8 +64,8 @@ def _hint(message: Message) -> str:
             )
         if is_builtin(target):
             return (
-                f'"{target}" is a Node.js built-in module, which a browser does not have: import a browser '
-                "library instead (when a dependency imports it, use that dependency's browser build)"
+                f'"{target}" is a Node.js built-in module, which a browser does not have: use a browser API or '
+                "library instead, or do this work on the server side, in a tool or a route of the package"
             )
         return (
             f'install the package that provides "{target}" (npm install), or, if the host or another '

@@ -107,8 +107,8 @@ def test_a_built_in_in_the_packages_own_source_stays_located_nb1900(make_pkg, bu
     own = ("error", "NB1900", "src/app/hash.ts", 1, 28, 'Could not resolve "crypto"')
     assert found(err.value) == [own, ("error", "NB1919", "src/app/host.tsx", 4, 17, JWT_MESSAGE)]
     assert err.value.diagnostics[0].hint == (
-        '"crypto" is a Node.js built-in module, which a browser does not have: import a browser library instead '
-        "(when a dependency imports it, use that dependency's browser build)"
+        '"crypto" is a Node.js built-in module, which a browser does not have: use a browser API or library '
+        "instead, or do this work on the server side, in a tool or a route of the package"
     )
 
 
