@@ -181,6 +181,17 @@ class _Job:
         meta_path = self.staged.parent / f"{self.staged.name}.meta.json"
         try:
             built = run_build(self.runner, root, args, meta_path, self.entry)
+        except DiagnosedError as exc:
+            from neuralis_build.ui.nodebuiltins import regroup
+
+            def rebuild(ids: list[str]) -> Mapping[str, Any]:
+                externals = [f"--external:{i}" for i in ids]
+                return run_build(self.runner, root, [*args, *externals], meta_path, self.entry).meta
+
+            regrouped = regroup(exc.diagnostics, root, self.entry, rebuild)
+            if regrouped is None:
+                raise
+            raise DiagnosedError(not_written(sum(d.severity == "error" for d in regrouped)), regrouped) from None
         finally:
             meta_path.unlink(missing_ok=True)
             tsconfig.unlink(missing_ok=True)

@@ -45,14 +45,14 @@ def write_tsconfig(root: Path, where: Path, entry: str | None = None) -> Path:
 
 # patterns for failed builds and esbuild's messages, compiled on first use (re caches them)
 _ENVIRONMENT = r"(?i)no space left on device|disk quota exceeded|read-only file system|permission denied|file too large"
-_UNRESOLVED = r'^Could not resolve "(?P<id>[^"]+)"'
+UNRESOLVED = r'^Could not resolve "(?P<id>[^"]+)"'
 _NO_LOADER = r'^No loader is configured for "(?P<ext>[^"]+)" files'
 
 
 def _hint(message: Message) -> str:
     from neuralis_build.npmname import is_builtin
 
-    m = re.match(_UNRESOLVED, message.text)
+    m = re.match(UNRESOLVED, message.text)
     if m:
         target = m["id"]
         if target.startswith((".", "/")):
@@ -64,8 +64,8 @@ def _hint(message: Message) -> str:
             )
         if is_builtin(target):
             return (
-                f'"{target}" is a Node.js built-in module, which a browser does not have: import a browser '
-                "library instead (when a dependency imports it, use that dependency's browser build)"
+                f'"{target}" is a Node.js built-in module, which a browser does not have: use a browser API or '
+                "library instead, or do this work on the server side, in a tool or a route of the package"
             )
         return (
             f'install the package that provides "{target}" (npm install), or, if the host or another '
