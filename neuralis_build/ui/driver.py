@@ -47,9 +47,31 @@ def write_tsconfig(root: Path, where: Path, entry: str | None = None) -> Path:
 _ENVIRONMENT = r"(?i)no space left on device|disk quota exceeded|read-only file system|permission denied|file too large"
 UNRESOLVED = r'^Could not resolve "(?P<id>[^"]+)"'
 _NO_LOADER = r'^No loader is configured for "(?P<ext>[^"]+)" files'
+_NO_EXPORT = r'^No matching export in "(?P<file>[^"]+)" for import "(?P<name>[^"]+)"'
 
 
-def _hint(message: Message) -> str:
+def _no_export_hint(file: str, name: str, root: Path) -> str:
+    """What to do about an import of a name the imported file does not export (a library's API changed)."""
+    from neuralis_build.ui.graph import package_of
+
+    what = "no default export" if name == "default" else f'no export named "{name}"'
+    package = package_of(file)
+    if package is None:
+        return f"{file} has {what}: check the name (exports are case-sensitive), or export it from that file"
+    folder = file[: file.rfind("node_modules/")] + "node_modules/" + package
+    try:  # the version really installed, when its package.json says (a hint never fails the report)
+        version = json.loads((root / folder / "package.json").read_text("utf-8")).get("version")
+    except (OSError, ValueError, AttributeError):
+        version = None
+    installed = f"{package}@{version}" if isinstance(version, str) else package
+    return (
+        f"the installed {installed} has {what}: check the import against that version's API (a new major "
+        f"version may rename or remove it), or install the version the code was written for "
+        f"(npm install {package}@<version>)"
+    )
+
+
+def _hint(message: Message, root: Path) -> str:
     from neuralis_build.npmname import is_builtin
 
     m = re.match(UNRESOLVED, message.text)
@@ -71,6 +93,9 @@ def _hint(message: Message) -> str:
             f'install the package that provides "{target}" (npm install), or, if the host or another '
             "package provides it, check the id against the host profile and their app.module.provides"
         )
+    m = re.match(_NO_EXPORT, message.text)
+    if m:
+        return _no_export_hint(m["file"], m["name"], root)
     m = re.match(_NO_LOADER, message.text)
     if m:
         from neuralis_build.ui.assets import MIME_TYPES
@@ -101,7 +126,7 @@ def to_diagnostic(message: Message, root: Path) -> Diagnostic:
         file,
         "",
         message.text,
-        _hint(message),
+        _hint(message, root),
         message.line,
         message.column,
     )

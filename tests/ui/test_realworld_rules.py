@@ -191,3 +191,45 @@ def test_a_webpack_tilde_import_in_css_says_to_drop_the_tilde(make_pkg, build):
     (root / "src/app/host.css").write_text('@import "maps/dist/maps.css";\n.x { color: red; }\n')
     build(root)
     assert ".map {" in (root / "dist/app/host.css").read_text()
+
+
+def test_an_import_a_library_does_not_export_names_the_installed_version(make_pkg, build):
+    # a library whose new major renamed its API (@tanstack/react-table 9 has no useReactTable)
+    root = make_pkg(
+        {
+            "package.json": ui_manifest(),
+            "src/app/host.tsx": 'import { useReactTable } from "tables";\nimport Grid from "tables";\n'
+            'import { missing } from "./local";\nexport const t = [useReactTable, Grid, missing];\n' + HOST_TSX,
+            "src/app/local.ts": "export const present = 1;\n",
+            "node_modules/tables/package.json": {"name": "tables", "version": "9.0.1", "module": "index.mjs"},
+            "node_modules/tables/index.mjs": "export const createTable = () => null;\n",
+        }
+    )
+    with pytest.raises(DiagnosedError) as err:
+        build(root)
+    found = [(d.code, d.file, d.line, d.hint) for d in err.value.diagnostics]
+    assert found == [
+        (
+            "NB1900",
+            "src/app/host.tsx",
+            1,
+            'the installed tables@9.0.1 has no export named "useReactTable": check the import against that '
+            "version's API (a new major version may rename or remove it), or install the version the code was "
+            "written for (npm install tables@<version>)",
+        ),
+        (
+            "NB1900",
+            "src/app/host.tsx",
+            2,
+            "the installed tables@9.0.1 has no default export: check the import against that version's API (a new "
+            "major version may rename or remove it), or install the version the code was written for "
+            "(npm install tables@<version>)",
+        ),
+        (
+            "NB1900",
+            "src/app/host.tsx",
+            3,
+            'src/app/local.ts has no export named "missing": check the name (exports are case-sensitive), '
+            "or export it from that file",
+        ),
+    ]
