@@ -53,16 +53,14 @@ _NO_EXPORT = r'^No matching export in "(?P<file>[^"]+)" for import "(?P<name>[^"
 def _no_export_hint(file: str, name: str, root: Path) -> str:
     """What to do about an import of a name the imported file does not export (a library's API changed)."""
     from neuralis_build.ui.graph import package_of
+    from neuralis_build.ui.resolve import read_manifest
 
     what = "no default export" if name == "default" else f'no export named "{name}"'
     package = package_of(file)
     if package is None:
         return f"{file} has {what}: check the name (exports are case-sensitive), or export it from that file"
-    folder = file[: file.rfind("node_modules/")] + "node_modules/" + package
-    try:  # the version really installed, when its package.json says (a hint never fails the report)
-        version = json.loads((root / folder / "package.json").read_text("utf-8")).get("version")
-    except (OSError, ValueError, AttributeError):
-        version = None
+    manifest = read_manifest(root / (file[: file.rfind("node_modules/")] + "node_modules/" + package))
+    version = manifest.get("version") if manifest is not None else None  # the version really installed
     installed = f"{package}@{version}" if isinstance(version, str) else package
     return (
         f"the installed {installed} has {what}: check the import against that version's API (a new major "
