@@ -139,8 +139,8 @@ def _diagnostic(
             else "fix the name: it is resolved from the folder of the file that writes it"
         )
         return Diagnostic("error", NB1918.id, file, "", message, hint, line, column)
-    top = first_dependency(import_chain(meta, entry, file)) or dependency
-    chain = describe_chain(import_chain(meta, entry, file))
-    message = f"{message}: the URL would fail to load if that code of {dependency} runs ({chain})"
+    chain = import_chain(meta, entry, file)
+    top = first_dependency(chain) or dependency
+    message = f"{message}: the URL would fail to load if that code of {dependency} runs ({describe_chain(chain)})"
     hint = f"nothing to do if {top} never takes that path here; otherwise give it the URL its options accept"
     return Diagnostic("warning", NB1918.id, file, "", message, hint, line, column)
