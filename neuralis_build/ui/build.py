@@ -205,8 +205,8 @@ class _Job:
         css_modules = any(p.endswith(".module.css") for p in built.meta.get("inputs", {}))
         if css_modules and not uses_modules and not self.sourcemap:
             built = self.esbuild(True)  # CSS modules outside src/: scoping needs the maps
-        required = required_ids(self._out(built), self.scope.allowed)
         out = self._out(built)
+        required = required_ids(out, self.scope.allowed)
         warnings = [*self.scope.warnings, *built.warnings]
         js = (self.staged / "host.js").read_text("utf-8")
         warnings += self._located(js, built)
