@@ -15,6 +15,10 @@ from neuralis_build.check import check_path
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.trust import Trust
 
+# No test hands its `ui` to a warm build server or starts one (tests/ui/test_warm.py does, in a folder of its
+# own): a server of the developer's, or one a test on a pseudo-terminal would start, must not serve the suite.
+os.environ["NEURALIS_BUILD_SERVER"] = "0"
+
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "example-packages"
 

@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neuralis_build.cli import boundary, common, dev_cmd, doctor_cmd, explain_cmd, image_cmd, pack_cmd, ui_cmd
+from neuralis_build.cli import (
+    boundary,
+    common,
+    dev_cmd,
+    doctor_cmd,
+    explain_cmd,
+    image_cmd,
+    pack_cmd,
+    server_cmd,
+    ui_cmd,
+)
 
 if TYPE_CHECKING:
     from neuralis_build.judged import JudgedPackage
@@ -111,7 +121,7 @@ def schema() -> None:
     boundary.print_json(manifest_schema())
 
 
-for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, doctor_cmd, explain_cmd):
+for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, doctor_cmd, explain_cmd, server_cmd):
     _module.register(app)
 common.add_common_options(app, "neuralis-build")
 

@@ -1,6 +1,8 @@
-"""The `neuralis-build` console script: the plain `ui` build skips typer's start-up, all else is typer.
+"""The `neuralis-build` console script: `ui` goes to the warm server when one runs, the plain `ui` build skips typer's
+start-up, all else is typer.
 
-Both paths run inside the one error boundary (cli/boundary.py).
+Every path runs inside the one error boundary (cli/boundary.py); a served `ui` runs ``run`` in the server's
+worker, so the two give the same output and exit code.
 """
 
 from __future__ import annotations
@@ -9,8 +11,22 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch ``ui`` to its fast path when it can take the arguments; otherwise run the full CLI."""
+    """Hand ``ui`` to the warm server if one runs (neuralis_build/warm); else run here and start one for next time."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] != ["ui"] or "--watch" in args:
+        return run(args)
+    from neuralis_build.warm import client
+
+    served = client.run_served(args)
+    if served is not None:
+        return served
+    code = run(args)
+    client.start_if_wanted()
+    return code
+
+
+def run(args: list[str]) -> int:
+    """The command in this process: ``ui``'s fast path when it can take the arguments, else the full CLI."""
     if args[:1] == ["ui"]:
         from neuralis_build.cli.boundary import tolerant_streams
 
