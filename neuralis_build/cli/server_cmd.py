@@ -21,9 +21,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command(
         short_help="Status, start or stop of the warm server that serves `ui`.",
-        epilog=common.examples(
-            "neuralis-build server", "neuralis-build server stop", "NEURALIS_BUILD_SERVER=0 npm run build:ui"
-        ),
+        epilog=common.examples("neuralis-build server", "neuralis-build server stop"),
     )
     def server(
         action: Annotated[
