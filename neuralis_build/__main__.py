@@ -1,5 +1,5 @@
 """`python -m neuralis_build` runs `neuralis-build`."""
 
-from neuralis_build.cli.entry import main
+from neuralis_build.cli.entry import console
 
-raise SystemExit(main())
+console()

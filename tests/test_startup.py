@@ -81,3 +81,39 @@ def test_a_plain_ui_build_loads_only_what_it_needs(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe, str(root)], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "0 []"
     assert (root / "dist" / "app" / "host.js").is_file()
+
+
+END_PROBE = """
+import atexit, sys, threading
+from neuralis_build.cli.entry import main
+for args in ({runs!r}):
+    main(args)
+print(threading.active_count(), atexit._ncallbacks())
+"""
+
+
+def test_a_ui_build_leaves_nothing_for_the_interpreter_to_tear_down(tmp_path):
+    """The console script ends a `ui` with os._exit (cli/entry.py ``console``): that is safe only while a build,
+    good or refused, leaves no other thread and no atexit hook behind."""
+    from tests.conftest import copy_example
+
+    good = copy_example("acme-charts", tmp_path)
+    refused = tmp_path / "refused"
+    (refused / "src" / "app").mkdir(parents=True)
+    (refused / "package.json").write_text((good / "package.json").read_text())
+    (refused / "src" / "app" / "host.tsx").write_text("export const x = 1;\n")
+    runs = [["ui", str(good)], ["ui", str(refused)], ["ui", str(good), "--format", "json"]]
+    out = subprocess.run([sys.executable, "-c", END_PROBE.format(runs=runs)], capture_output=True, text=True)
+    assert out.stdout.strip().splitlines()[-1] == "1 0", out.stderr
+
+
+def test_the_console_script_ends_a_ui_build_with_its_exit_code(tmp_path):
+    """``console`` flushes what was printed before it ends the process, and keeps the exit code."""
+    from tests.conftest import copy_example
+
+    root = copy_example("acme-charts", tmp_path)
+    script = [sys.executable, "-c", "from neuralis_build.cli.entry import console; console()"]
+    done = subprocess.run([*script, "ui", str(root), "--format", "json"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.rstrip().endswith("]")
+    missing = subprocess.run([*script, "ui", str(tmp_path / "nope")], capture_output=True, text=True)
+    assert missing.returncode == 2 and missing.stderr.startswith("error:")

@@ -93,13 +93,15 @@ def private(path: str) -> bool:
 
 
 def identity() -> str:
-    """This installation (interpreter, package folder, version): a server serves the `ui` of its own code only.
+    """This installation (environment, package folder, version): a server serves the `ui` of its own code only.
 
-    FNV-1a (64 bits) of the three, in hex: short enough for a socket path, no hashlib on the client's path.
+    The environment is ``sys.prefix`` (the virtual environment), not the interpreter's name: ``python``
+    and ``python3`` of one environment are one installation. FNV-1a (64 bits) of the three, in hex:
+    short enough for a socket path, and no hashlib on the client's path.
     """
     from neuralis_build import __version__
 
-    text = "\0".join((sys.executable, os.path.dirname(os.path.dirname(os.path.abspath(__file__))), __version__))
+    text = "\0".join((sys.prefix, os.path.dirname(os.path.dirname(os.path.abspath(__file__))), __version__))
     digest = 0xCBF29CE484222325
     for byte in text.encode("utf-8", "surrogateescape"):
         digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF

@@ -434,6 +434,10 @@ def _worker(conn: socket.socket, request: Sequence[object], fds: list[int]) -> N
                 stream.flush()
             except (OSError, ValueError):
                 pass
+        try:  # the caller may go at once; the server's word (after this process is gone) comes too, and is moot
+            conn.sendall(warm.frame(("exit", code & 0xFF)))
+        except OSError:
+            pass
         os._exit(code & 0xFF)
 
 
