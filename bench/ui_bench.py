@@ -11,8 +11,9 @@ as in CI) and served (the warm build server, neuralis_build/warm, which `ui` use
 console script hands the build to a worker whose imports are done). Prints medians, the fixed overhead
 of each over esbuild alone and the ratios, for a small and a large package. ``--parts`` also times where
 the fixed overhead goes: a bare interpreter, the console script's own ``import re`` (pip's wrapper
-imports it before our code runs: the floor of any console script), the standard library the cold build
-cannot do without (re, json, pathlib, subprocess), and every import of the ui fast path.
+imports it before our code runs; ended with ``os._exit`` as ``ui`` ends: the floor of any console
+script), the standard library the cold build cannot do without (re, json, pathlib, subprocess), and
+every import of the ui fast path.
 """
 
 from __future__ import annotations
@@ -211,7 +212,7 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float
 
 PARTS = {
     "python -c pass": "pass",
-    "python + import re": "import re",
+    "python + import re": "import re, os; os._exit(0)",
     "python + stdlib floor": "import re, json, pathlib, subprocess",
     "python + ui imports": "import re, neuralis_build.cli.entry, neuralis_build.cli.ui_run, neuralis_build.ui.run",
 }
