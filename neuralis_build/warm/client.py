@@ -13,10 +13,6 @@ import sys
 
 from neuralis_build import warm
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
-if TYPE_CHECKING:
-    import _socket
-
 LIMITS = ("RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_CPU", "RLIMIT_CORE", "RLIMIT_NPROC")
 """The caller's resource limits that the worker takes on (``ulimit -f`` must stop a served build as a cold one)."""
 
@@ -51,53 +47,92 @@ def run_served(args: list[str]) -> int | None:
     where = warm.folder(environ)
     if not warm.private(where):
         return None
+    try:
+        for fd in (0, 1, 2):  # checked before the socket is made, which would otherwise take a closed one's number
+            os.fstat(fd)
+    except OSError:
+        return None  # a closed stdin, stdout or stderr: the worker could not take it on; build cold
     import _socket
     import array
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.connect(os.path.join(where, f"ui-{warm.identity()}.sock"))
+        data = warm.frame(request(args))
         fds = array.array("i", [0, 1, 2]).tobytes()
-        sock.sendmsg([warm.frame(request(args))], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        if sent < len(data):  # a large environment: the descriptors went with the first part
+            sock.sendall(data[sent:])
     except OSError:  # no server (no socket, or one that a dead server left), a closed stdin: build cold
         sock.close()
         return None
+    signals = _Forwarder()
     reader = warm.FrameReader(sock.recv)
     try:
         started = reader.take()
     except OSError:
-        sock.close()
-        return None
-    except KeyboardInterrupt:  # before the worker said it runs: it ends with the connection, if it started
-        sock.close()
-        return 130
+        started = None
     if not (isinstance(started, tuple) and len(started) == 2 and started[0] == "pid"):
         sock.close()  # "stale" (its code changed on disk), "refused" (this process cannot be taken on): cold
-        return None
-    return _wait(sock, reader, int(started[1]))
-
-
-def _wait(sock: _socket.socket, reader: warm.FrameReader, pid: int) -> int:
-    """Forward the signals a terminal sends to the worker until its status comes; end as it ended."""
-    import signal
-
-    def forward(signum: int, _frame: object) -> None:
-        try:
-            os.kill(pid, signum)
-        except OSError:
-            pass  # it has ended already: its status is on its way
-
-    for name in FORWARDED:
-        signal.signal(getattr(signal, name), forward)
+        return signals.restore()
+    signals.to(int(started[1]))
     try:
         status = reader.take()
     except OSError:
         status = None
     finally:
         sock.close()
+    return _ended(status, int(started[1]))
+
+
+class _Forwarder:
+    """The signals a terminal sends (Ctrl-C, a hang-up), passed on to the worker; held while its pid is not known."""
+
+    def __init__(self) -> None:
+        import signal
+
+        self.pid = 0
+        self.held: list[int] = []
+        self.previous = {
+            number: signal.signal(number, self.forward) for number in (getattr(signal, n) for n in FORWARDED)
+        }
+
+    def forward(self, signum: int, _frame: object) -> None:
+        if not self.pid:
+            self.held.append(signum)
+            return
+        try:
+            os.kill(self.pid, signum)
+        except OSError:
+            pass  # it has ended already: its status is on its way
+
+    def to(self, pid: int) -> None:
+        self.pid = pid
+        for signum in self.held:
+            self.forward(signum, None)
+
+    def restore(self) -> int | None:
+        """No worker runs this build: the signals are this process's again; 130 if Ctrl-C came meanwhile."""
+        import signal
+
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+        if not self.held:
+            return None  # build cold
+        if self.held[0] == signal.SIGINT:
+            print("interrupted", file=sys.stderr)
+            return 130
+        os.kill(os.getpid(), self.held[0])  # its own default action now (ends this process)
+        return 128 + self.held[0]
+
+
+def _ended(status: object, pid: int) -> int:
+    """The caller's exit code for the worker's wait status; a worker that died by a signal ends the caller alike."""
     if isinstance(status, tuple) and len(status) == 2 and status[0] == "exit":
         return int(status[1])
     if isinstance(status, tuple) and len(status) == 2 and status[0] == "signal":
+        import signal
+
         signum = int(status[1])
         signal.signal(signum, signal.SIG_DFL)  # end by the same signal, so a shell sees what it would have seen
         os.kill(os.getpid(), signum)

@@ -353,3 +353,17 @@ def test_frames_round_trip_and_garbage_is_no_frame():
     assert reader.take() is None
     huge = [(warm.MAX_FRAME + 1).to_bytes(4, "big")]
     assert warm.FrameReader(lambda _n: huge.pop(0) if huge else b"").take() is None
+
+
+def test_a_large_environment_and_a_closed_stdin(server, make_pkg):
+    """An environment past one socket read (256 KiB) is served whole; a caller without fd 0 builds cold."""
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    big = {**server.env, **{f"NEURALIS_TEST_PADDING_{i}": "x" * 64_000 for i in range(4)}}  # 128 KiB a variable at most
+    served = subprocess.run([CLI, "ui", root, "--format", "json"], env=big, capture_output=True, text=True, timeout=300)
+    assert served.returncode == 0 and server.served() == 1
+    assert same(served) == same(cold("ui", root, "--format", "json"))
+    closed = subprocess.run(
+        [CLI, "ui", root], env=server.env, capture_output=True, text=True, timeout=300, preexec_fn=lambda: os.close(0)
+    )
+    assert closed.returncode == 0, closed.stderr
+    assert server.served() == 1  # built cold: there was no stdin to hand over
