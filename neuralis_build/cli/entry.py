@@ -1,5 +1,5 @@
-"""The `neuralis-build` console script: `ui` goes to the warm server when one runs, the plain `ui` build skips typer's
-start-up, all else is typer.
+"""The `neuralis-build` command (launcher/neuralis-build calls ``console``): `ui` goes to the warm server when one
+runs, the plain `ui` build skips typer's start-up, all else is typer.
 
 Every path runs inside the one error boundary (cli/boundary.py); a served `ui` runs ``run`` in the server's
 worker, so the two give the same output and exit code.
@@ -23,9 +23,8 @@ def console() -> NoReturn:
     """
     code = main()
     if sys.argv[1:2] == ["ui"]:
-        import threading
-
-        if threading.active_count() == 1:
+        threading = sys.modules.get("threading")  # not imported (a served build): no other thread can run
+        if threading is None or threading.active_count() == 1:
             import os
 
             for stream in (sys.stdout, sys.stderr):

@@ -8,7 +8,7 @@ it their arguments, folder, environment, umask, resource limits and their own st
 (``SCM_RIGHTS``), and the server forks a worker that runs exactly what the cold path runs, writing to
 the caller's own terminal. The caller forwards Ctrl-C and ends with the worker's exit status; a caller
 that is killed takes its worker with it. A served build and a cold one give the same output, the same
-bytes and the same exit code (tests/warm/).
+bytes and the same exit code (tests/ui/test_warm.py).
 
 - Used whenever one runs for this installation, unless ``NEURALIS_BUILD_SERVER=0``.
 - Started after a cold ``ui`` whose stderr is a terminal when ``CI`` is not set, or always with
@@ -16,8 +16,9 @@ bytes and the same exit code (tests/warm/).
 - Ends after ``NEURALIS_BUILD_SERVER_IDLE`` seconds without a build (900), when its own code changes on
   disk (it answers "stale" and the caller builds cold), or on ``neuralis-build server stop``.
 
-This module is on the client's path, which runs before every `ui`: the standard library only, nothing
-that ``re`` (which the console script imports anyway) has not loaded already.
+This module is on the client's path, which runs before every `ui`: only modules the interpreter has
+loaded at start (``os``, ``stat``, ``sys``, ``marshal``). The command (launcher/neuralis-build) does not
+import ``re`` as pip's console_scripts wrapper does; tests/ui/test_warm.py pins what a served caller loads.
 """
 
 from __future__ import annotations

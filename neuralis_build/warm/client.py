@@ -1,9 +1,10 @@
 """The caller's side of the warm build server: hand `ui` to the server, forward signals, end as its worker ended.
 
 Runs before every ``ui`` and must cost almost nothing when no server runs (one ``lstat`` and a refused
-``connect``): the C socket module, marshal and array, no ``socket`` or ``subprocess`` (they cost more
-than the whole exchange). Whatever goes wrong before the worker has started gives None, and the caller
-builds cold: the server is a speed-up, never a new way to fail.
+``connect``): the C modules ``_socket``, ``_signal``, marshal and resource only; ``socket``, ``signal``
+(which import ``enum``), ``array`` and ``subprocess`` cost more than the whole exchange. Whatever goes wrong
+before the worker has started gives None, and the caller builds cold: the server is a speed-up, never a new
+way to fail.
 """
 
 from __future__ import annotations
@@ -12,6 +13,12 @@ import os
 import sys
 
 from neuralis_build import warm
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    import signal  # the same functions and numbers; typeshed has no stub for _signal
+else:
+    import _signal as signal  # the C module, loaded at interpreter start; signal itself imports enum
 
 LIMITS = ("RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_CPU", "RLIMIT_CORE", "RLIMIT_NPROC")
 """The caller's resource limits that the worker takes on (``ulimit -f`` must stop a served build as a cold one)."""
@@ -53,13 +60,12 @@ def run_served(args: list[str]) -> int | None:
     except OSError:
         return None  # a closed stdin, stdout or stderr: the worker could not take it on; build cold
     import _socket
-    import array
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.connect(os.path.join(where, f"ui-{warm.identity()}.sock"))
         data = warm.frame(request(args))
-        fds = array.array("i", [0, 1, 2]).tobytes()
+        fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))  # three C ints
         sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
         if sent < len(data):  # a large environment: the descriptors went with the first part
             sock.sendall(data[sent:])
@@ -89,8 +95,6 @@ class _Forwarder:
     """The signals a terminal sends (Ctrl-C, a hang-up), passed on to the worker; held while its pid is not known."""
 
     def __init__(self) -> None:
-        import signal
-
         self.pid = 0
         self.held: list[int] = []
         self.previous = {
@@ -113,8 +117,6 @@ class _Forwarder:
 
     def restore(self) -> int | None:
         """No worker runs this build: the signals are this process's again; 130 if Ctrl-C came meanwhile."""
-        import signal
-
         for number, handler in self.previous.items():
             signal.signal(number, handler)
         if not self.held:
@@ -131,8 +133,6 @@ def _ended(status: object, pid: int) -> int:
     if isinstance(status, tuple) and len(status) == 2 and status[0] == "exit":
         return int(status[1])
     if isinstance(status, tuple) and len(status) == 2 and status[0] == "signal":
-        import signal
-
         signum = int(status[1])
         signal.signal(signum, signal.SIG_DFL)  # end by the same signal, so a shell sees what it would have seen
         os.kill(os.getpid(), signum)

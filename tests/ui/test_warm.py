@@ -367,3 +367,28 @@ def test_a_large_environment_and_a_closed_stdin(server, make_pkg):
     )
     assert closed.returncode == 0, closed.stderr
     assert server.served() == 1  # built cold: there was no stdin to hand over
+
+
+HEAVY = {"re", "enum", "signal", "socket", "array", "subprocess", "threading", "typing", "json", "pathlib", "rich"}
+"""Modules a served caller must never import: each costs more than the whole hand-over (bench/ui_bench.py)."""
+
+
+def test_a_served_caller_imports_nothing_heavy(server, make_pkg):
+    """The installed command itself (launcher/neuralis-build, not pip's console_scripts wrapper, which imports re
+    first) hands a `ui` to the server with builtin modules and its own client only."""
+    script = BIN / "neuralis-build"
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", str(script), "ui", root],
+        env=server.env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0 and server.served() == 1, done.stderr
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")} - {
+        "package"
+    }
+    assert "neuralis_build.warm.client" in imported
+    assert imported & HEAVY == set(), sorted(imported)
+    assert not any(name.startswith(("neuralis_build.ui", "neuralis_build.cli.ui")) for name in imported)
