@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,12 @@ from neuralis_build.trust import Trust
 # No test hands its `ui` to a warm build server or starts one (tests/ui/test_warm.py does, in a folder of its
 # own): a server of the developer's, or one a test on a pseudo-terminal would start, must not serve the suite.
 os.environ["NEURALIS_BUILD_SERVER"] = "0"
+
+# A suite started in the background of a script (`.ci/run &`) inherits SIGINT ignored, and so would every
+# command it starts: `ui --watch`, `dev` and the warm server's callers would then not stop on the Ctrl-C the
+# tests send them. A handler (unlike an ignore) is reset to the default in a child at exec.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "example-packages"

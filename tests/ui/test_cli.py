@@ -157,7 +157,11 @@ def test_watch_rebuilds_and_keeps_the_last_good_output(make_pkg):
             _watch_session(root, lines)
         finally:
             proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=60)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()  # fail, not hang in Popen's exit: Ctrl-C did not stop it
+                raise
             lines.thread.join(timeout=60)
     assert proc.returncode == 0
 
