@@ -199,6 +199,7 @@ def vite_command(root: Path) -> list[str] | None:
     if not vite.is_file():
         done = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=PEER)
         if done.returncode != 0:
+            print(f"vite build (lib) left out: npm ci failed in {PEER} (exit {done.returncode}; npm's error above)")
             return None
     (root / "vite.config.mjs").write_text(VITE_CONFIG)
     return ["node", str(vite), "build", "--config", str(root / "vite.config.mjs")]
