@@ -27,7 +27,9 @@ NB1804 = code("NB1804", "archive-entry-type", "a tarball holds a link, a device,
 NB1805 = code("NB1805", "archive-duplicate", "a tarball holds the same path twice (or two that differ only in case)")
 NB1806 = code("NB1806", "archive-limit", "a tarball exceeds the entry count, entry size or total size cap")
 NB1807 = code("NB1807", "archive-corrupt", "a tarball is not a readable gzip-compressed tar")
-NB1808 = code("NB1808", "archive-no-manifest", "a tarball has no package/package.json")
+NB1808 = code(
+    "NB1808", "archive-no-manifest", "a tarball has no package/package.json, or a dependency one Node cannot read"
+)
 
 PREFIX = "package/"
 _SURROGATE = re.compile("[\ud800-\udfff]")

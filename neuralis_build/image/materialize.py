@@ -10,7 +10,6 @@ the ``node-gyp rebuild`` a ``binding.gyp`` implies, are collected for the report
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Collection
@@ -19,11 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.image.extract import ArchiveRefused, Entry, Limits, read_tarball, write_entries
+from neuralis_build.image.extract import NB1808, ArchiveRefused, Entry, Limits, read_tarball, write_entries
 from neuralis_build.image.graph import Closure
 from neuralis_build.image.lockfile import LockNode
 from neuralis_build.image.tarballs import TarballStore
 from neuralis_build.pack.fields import normalize_bin
+from neuralis_build.regularfile import read_regular
+from neuralis_build.strictjson import parse
 
 INSTALL_SCRIPTS = ("preinstall", "install", "postinstall")
 IMPLICIT_GYP = "node-gyp rebuild"
@@ -55,10 +56,24 @@ def install_scripts(manifest: dict[str, Any], has_gyp: bool) -> dict[str, str]:
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
+    """An installed package's package.json as Node reads it; {} for a folder without one (a bundled leftover).
+
+    ArchiveRefused (NB1808) when it cannot be read or is not JSON that Node reads to the same values (a syntax
+    error, ``NaN``, nesting deeper than the toolchain reads): npm installs such a package from its registry
+    metadata, but Node cannot load it, and Python's own parser would recurse past its limit on a deep one.
+    """
+    path = folder / "package.json"
     try:
-        data = json.loads((folder / "package.json").read_text("utf-8"))
-    except (OSError, ValueError):
+        text = read_regular(path).decode("utf-8-sig")
+        data = parse(text)
+    except FileNotFoundError:
         return {}
+    except (OSError, ValueError) as exc:  # JSONRefused and UnicodeDecodeError are ValueErrors
+        raise ArchiveRefused(
+            NB1808,
+            f"its package.json cannot be read as Node reads it: {exc}",
+            "the package is broken as published: use another version, or replace it",
+        ) from None
     return data if isinstance(data, dict) else {}
 
 
@@ -109,7 +124,11 @@ def materialize(
                 shutil.rmtree(target)  # a non-bundled node_modules/<x> its parent's tarball shipped
             target.mkdir(parents=True)
             write_entries(got, target)
-            manifest = read_manifest(target)
+            try:
+                manifest = read_manifest(target)
+            except ArchiveRefused as exc:
+                out.refused[node.path] = exc
+                return
             _make_bins_executable(target, manifest, {e.path for e in got})
             has_gyp = any(e.path == "binding.gyp" for e in got)
             out.written[node.path] = Written(manifest, install_scripts(manifest, has_gyp))
@@ -119,7 +138,10 @@ def materialize(
             list(pool.map(write, level))
     for node in nodes:
         if node.in_bundle and node.path not in out.written:
-            out.written[node.path] = facts_of_folder(staging.joinpath(*node.path.split("/")))
+            try:
+                out.written[node.path] = facts_of_folder(staging.joinpath(*node.path.split("/")))
+            except ArchiveRefused as exc:
+                out.refused[node.path] = exc  # its parent's tarball shipped it so: the parent needs it
     return out
 
 
