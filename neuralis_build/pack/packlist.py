@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,13 +70,15 @@ def _process_package(root: Path, manifest: dict[str, Any]) -> Callable[[Walker],
     return process
 
 
-def walk_package(root: Path, manifest: dict[str, Any]) -> set[str]:
-    """Every file npm would pack, unsorted, as package-relative POSIX paths."""
+def walk_package(root: Path, manifest: dict[str, Any], outside: Sequence[str] = ()) -> set[str]:
+    """Every file npm would pack, unsorted, as package-relative POSIX paths; ``outside`` are the ignore files
+    npm reads above a workspace member (pack/workspace.py), applied as default rules."""
     walker = Walker(
         path=str(root),
         rel="",
         ignore_files=(DEFAULT, PACKAGE, *IGNORE_FILES, STRICT),
         on_package=_process_package(root, manifest),
+        outside=outside,
     )
     result: set[str] = set()
     try:
@@ -104,9 +106,18 @@ def walk_package(root: Path, manifest: dict[str, Any]) -> set[str]:
     return result
 
 
-def packlist_exact(root: Path, manifest: dict[str, Any]) -> tuple[list[str], bool]:
-    """``packlist`` plus whether the order is exactly npm's (False only for non-ASCII names without node)."""
-    files = walk_package(Path(root), manifest)
+def packlist_exact(root: Path, manifest: dict[str, Any], *, as_npm_pack: bool = False) -> tuple[list[str], bool]:
+    """``packlist`` plus whether the order is exactly npm's (False only for non-ASCII names without node).
+
+    ``as_npm_pack``: the list ``npm pack`` run in ``root`` gives, which reads a workspace root's ignore files
+    when ``root`` is one of its workspaces (pack/workspace.py); the image lists staged tarballs without.
+    """
+    outside: Sequence[str] = ()
+    if as_npm_pack:
+        from neuralis_build.pack.workspace import outside_ignore_texts
+
+        outside = outside_ignore_texts(Path(root))
+    files = walk_package(Path(root), manifest, outside)
     # ignore-walk hands names that start with "@" to the sort as "./@…"
     mapped = {f"./{p}" if p.startswith("@") else p: p for p in files}
     order, exact = sort_packlist(mapped)

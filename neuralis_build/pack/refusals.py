@@ -28,6 +28,24 @@ LIFECYCLE = ("prepack", "prepare", "postpack")
 MAX_RATIO = 1000
 
 
+def _edge_type(manifest: dict[str, Any], name: str) -> str | None:
+    """The kind of dependency arborist makes of ``name`` for the package it packs: its dependency fields are
+    read in this order and a later one replaces an earlier one (a name in both dependencies and devDependencies
+    is a dev dependency). npm-packlist bundles only a prod or optional one that is installed; a listed peer or
+    dev dependency, or a name in no dependency field, is left out of the tarball without a word."""
+    kind = None
+    for field_name, field_kind in (
+        ("peerDependencies", "peer"),
+        ("dependencies", "prod"),
+        ("optionalDependencies", "optional"),
+        ("devDependencies", "dev"),
+    ):
+        deps = manifest.get(field_name)
+        if isinstance(deps, dict) and name in deps:
+            kind = field_kind
+    return kind
+
+
 def _bundled(manifest: dict[str, Any]) -> tuple[str, list[str]]:
     """The bundled dependency names as npm normalises them (``true`` means every dependency)."""
     key = "bundleDependencies" if "bundleDependencies" in manifest else "bundledDependencies"
@@ -47,7 +65,11 @@ def shape_diagnostics(package: Package) -> list[Diagnostic]:
     manifest = package.manifest
     found = identity_diagnostics(manifest) + files_diagnostics(manifest)
     key, bundled = _bundled(manifest)
-    installed = [name for name in bundled if (package.root / "node_modules" / name).is_dir()]
+    installed = [
+        name
+        for name in bundled
+        if _edge_type(manifest, name) in ("prod", "optional") and (package.root / "node_modules" / name).is_dir()
+    ]
     if installed:
         found.append(
             Diagnostic(
@@ -142,7 +164,8 @@ def prepare_pack(judged: JudgedPackage) -> Prepack:
     if has_errors(shape):
         return Prepack([], shape + list(judged.diagnostics))
     try:
-        files, _ = packlist_exact(package.root, package.manifest)  # pack_package says when the order is not exact
+        # pack_package says when the order is not exact
+        files, _ = packlist_exact(package.root, package.manifest, as_npm_pack=True)
     except DiagnosedError as exc:
         return Prepack([], shape + exc.diagnostics)
     return Prepack(files, _in_file_order(shape + pack_refusals(judged, files)))

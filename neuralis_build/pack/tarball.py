@@ -192,7 +192,7 @@ def pack_package(package: Package, files: list[str] | None = None) -> PackResult
         raise DiagnosedError("npm cannot pack a package without a name and a version", problems)
     notes: tuple[Diagnostic, ...] = ()
     if files is None:
-        files, exact = packlist_exact(package.root, package.manifest)
+        files, exact = packlist_exact(package.root, package.manifest, as_npm_pack=True)
         if not exact:
             notes = (_approximate_note(),)
     entries = tar_entries(package.root, package.manifest, files)

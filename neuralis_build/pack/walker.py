@@ -91,12 +91,14 @@ class Walker:
     exact: bool = False
     required: list[str] = field(default_factory=list)
     on_package: Callable[[Walker], None] | None = None
+    outside: Sequence[str] = ()
+    """Ignore files read above the package (a workspace root's, pack/workspace.py): more default rules."""
     rules: dict[RuleKey, RuleSet | None] = field(default_factory=dict)
     _runs: list[Run] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.basename = posixpath.basename(self.path)
-        self.rules[DEFAULT] = parse_rules("\n".join(DEFAULT_RULES))
+        self.rules[DEFAULT] = parse_rules("\n".join([*DEFAULT_RULES, *self.outside]))
         if self.on_package is None:
             self.rules[STRICT] = parse_rules("\n".join([*STRICT_DEFAULTS, *(f"!{f}" for f in self.required)]))
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from packtools import Link
 
 from neuralis_build.check import check_package
@@ -225,6 +226,27 @@ def test_bundled_dependencies_that_would_be_packed(tree: Tree) -> None:
     assert ours(tree, files) == [("error", "NB1709", "/bundleDependencies")]
     files["package.json"] = manifest(dependencies={"dep": "1.0.0"}, bundledDependencies=True)
     assert ours(tree, files) == [("error", "NB1709", "/bundledDependencies")]
+
+
+@pytest.mark.parametrize(
+    ("fields", "refused"),
+    [
+        ({"optionalDependencies": {"dep": "1"}}, True),
+        ({"dependencies": {"dep": "1"}, "peerDependencies": {"dep": "1"}}, True),  # prod replaces peer
+        ({"devDependencies": {"dep": "1"}}, False),
+        ({"dependencies": {"dep": "1"}, "devDependencies": {"dep": "1"}}, False),  # dev replaces prod
+        ({"peerDependencies": {"dep": "1"}}, False),
+        ({}, False),  # listed in no dependency field
+    ],
+)
+def test_only_what_npm_bundles_is_refused(tree: Tree, fields: dict[str, Any], refused: bool) -> None:
+    """npm-packlist bundles an installed name only when arborist makes it a prod or optional dependency (a later
+    dependency field replaces an earlier one: peer, prod, optional, dev); the rest it packs without a word."""
+    files = {
+        "package.json": manifest(bundleDependencies=["dep"], **fields),
+        "node_modules/dep/package.json": {"name": "dep", "version": "1.0.0"},
+    }
+    assert ours(tree, files) == ([("error", "NB1709", "/bundleDependencies")] if refused else [])
 
 
 def test_workspace_roots(tree: Tree) -> None:

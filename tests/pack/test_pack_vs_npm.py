@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from npmcases import CASES
-from packtools import needs_npm, pkg_json, tar_listing, write_tree
+from packtools import needs_npm, npm_pack, pkg_json, tar_listing, write_tree
 
 from neuralis_build.pack.packlist import packlist
 from neuralis_build.pack.tarball import pack_package
@@ -80,3 +80,41 @@ def test_hard_links_are_written_as_regular_files(tmp_path: Path) -> None:
     assert npm_types["package/b.js"] == ("1", 0)
     ours = {e[0]: (e[1], e[3], e[7]) for e in tar_listing(pack_package(load_package(root)).tgz)}
     assert ours["package/a.js"] == ours["package/b.js"] == ("0", 4, b"same")
+
+
+WORKSPACE = {
+    "package.json": {"name": "root", "private": True, "workspaces": ["packages/*", "tools/cli", "!packages/skipped"]},
+    ".gitignore": "coverage\n*.log\nnode_modules\n",
+    "packages/.gitignore": "tmp-*\n",
+    "packages/alpha/package.json": pkg_json(name="alpha"),
+    "packages/alpha/index.js": "a",
+    "packages/alpha/debug.log": "ignored by the root's .gitignore",
+    "packages/alpha/coverage/lcov.info": "ignored by the root's .gitignore",
+    "packages/alpha/tmp-notes.txt": "ignored by packages/.gitignore",
+    "packages/beta/package.json": pkg_json(name="beta"),
+    "packages/beta/.npmignore": "!*.log\n",  # its own rules come after the root's, and win
+    "packages/beta/keep.log": "kept",
+    "packages/beta/tmp-x.txt": "ignored by packages/.gitignore",
+    "packages/skipped/package.json": pkg_json(name="skipped"),
+    "packages/skipped/debug.log": "not a workspace (negated): packed with its own rules only",
+    "tools/.npmignore": "*.txt\n",  # a folder's .npmignore hides its .gitignore
+    "tools/.gitignore": "*.js\n",
+    "tools/cli/package.json": pkg_json(name="cli"),
+    "tools/cli/cli.js": "c",
+    "tools/cli/notes.txt": "ignored by tools/.npmignore",
+    "tools/cli/debug.log": "ignored by the root's .gitignore",
+    "tools/other/package.json": pkg_json(name="other"),
+    "tools/other/debug.log": "not a workspace: packed",
+}
+
+
+@pytest.mark.parametrize("member", ["packages/alpha", "packages/beta", "packages/skipped", "tools/cli", "tools/other"])
+def test_a_workspace_member_packed_in_its_folder_reads_the_roots_ignore_files(member: str, tmp_path: Path) -> None:
+    """``npm pack`` in a member folder finds the workspace root above it and reads the ignore files of the root
+    and of each folder down to the member's parent (npm-packlist's readOutOfTreeIgnoreFiles); so does pack."""
+    monorepo = write_tree(tmp_path / "repo", WORKSPACE)
+    root = monorepo / member
+    npm_info = npm_pack(root, tmp_path / "npm-out")
+    ours = pack_package(load_package(root))
+    assert [f["path"] for f in ours.to_npm_json()["files"]] == [f["path"] for f in npm_info.info["files"]]
+    assert gzip.decompress(ours.tgz) == gzip.decompress(npm_info.tgz)
