@@ -1,7 +1,8 @@
 """Real libraries from npm (tests/ui/realworld/package-lock.json), built and rendered in Chromium.
 
 The dashboard fixture uses recharts, chart.js with react-chartjs-2, @radix-ui/react-dialog,
-react-hook-form with zod, @tanstack/react-query, react-redux with @reduxjs/toolkit, swr,
+react-hook-form with zod, @tanstack/react-query, react-redux with @reduxjs/toolkit, swr, zustand with
+its devtools middleware, jotai, styled-components,
 @fontsource/inter, react-day-picker's stylesheet, an SVG, two PNGs and a CSS module, through the
 aliases of a solution-style tsconfig. Each is built with and without --minify and loaded through the
 host page (import map, React from the host), which serves the module under another URL than the page.
@@ -72,6 +73,12 @@ def test_the_dashboard_builds_with_real_libraries(realworld, build, esbuild, min
     assert all(kind == "import-statement" for _, kind in parsed.imports)
     packages = bundled_packages(result.inputs)
     assert {"recharts", "chart.js", "zod", "@radix-ui/react-dialog", "use-sync-external-store"} <= packages
+    assert {"zustand", "jotai", "styled-components"} <= packages
+    # their environment reads cannot throw in a browser: a bare import.meta.env (zustand's devtools), a
+    # process.env read behind typeof process in its own expression (styled-components): warnings, one per file
+    warned = [d.file for d in result.warnings if d.code == "NB1915"]
+    assert sorted(bundled_packages(tuple(warned))) == ["styled-components", "zustand"], result.warnings
+    assert len(warned) == len(set(warned))
     assert not packages & {"react", "react-dom", "scheduler"}
     # The latin Inter woff2 and the 7 kB photo are files; the icon and the 4x4 dot are inlined.
     assets = [o for o in result.outputs if "/assets/" in o]
@@ -95,7 +102,7 @@ def test_the_dashboard_renders_in_chromium(realworld, build, host_site, browser_
     page.goto(served.url)
     status = wait_for_host(page)
     assert surface_states(status) == {"@acme/dashboard#widget:dashboard": ("rendered", None)}, dump(status)
-    for testid, text in (("redux", "7"), ("query", "12 runs"), ("swr", "green")):
+    for testid, text in (("redux", "7"), ("query", "12 runs"), ("swr", "green"), ("zustand", "4"), ("jotai", "atoms")):
         page.wait_for_function(
             f"document.querySelector('[data-testid={testid}]')?.textContent === {text!r}", timeout=60_000
         )
@@ -118,6 +125,7 @@ def test_the_dashboard_renders_in_chromium(realworld, build, host_site, browser_
             photo: q('[data-testid=photo]').src.replace(location.origin, ''),
             pageIsNotModule: !location.pathname.includes('/dist/app/'),
             brand: getComputedStyle(q('[data-testid=brand]')).backgroundImage.startsWith('url("data:image/svg'),
+            styled: getComputedStyle(q('[data-testid=styled]')).borderTopColor,
           };
         }"""
     )
@@ -131,6 +139,7 @@ def test_the_dashboard_renders_in_chromium(realworld, build, host_site, browser_
         "dialog": "Details",
         "dayPicker": True,
         "brand": True,
+        "styled": "rgb(200, 0, 0)",
     }
     photo = page.evaluate("document.querySelector('[data-testid=photo]').src")
     assert "/dist/app/assets/photo-" in photo

@@ -84,6 +84,68 @@ def test_guarded_reads_are_warnings_and_a_dependency_is_named_with_its_chain(mak
     assert d.message.endswith("it is bundled because of envy (src/app/host.tsx → envy)")
 
 
+GUARDS = """\
+export const mode = import.meta.env ? import.meta.env.MODE : undefined;
+export const dev = import.meta.env && import.meta.env.VITE_FLAG;
+export const node = typeof process !== "undefined" && process.env.HOME;
+let home: string | undefined;
+if (typeof process !== "undefined") {
+  home = process.env.HOME;
+}
+export { home };
+"""
+
+
+@pytest.mark.parametrize("minify", [False, True], ids=["plain", "minified"])
+def test_a_read_that_cannot_throw_builds_with_one_warning_per_file(make_pkg, build, minify):
+    """A bare import.meta.env is undefined in a browser (zustand's guard); a read behind its own test (an
+    expression, an if) cannot throw: the build ships, with one warning for the file."""
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": GUARDS + HOST_TSX})
+    result = build(root, minify=minify)
+    [warning] = [d for d in result.warnings if d.code == "NB1915"]
+    assert (warning.file, warning.line) == ("src/app/host.tsx", 1)
+    assert warning.message.endswith("(and 4 more such read(s) in this file)")
+
+
+def test_a_typeof_process_elsewhere_in_own_code_guards_nothing(make_pkg, build):
+    """The package's own read needs its guard next to it: a typeof process on another line is no excuse."""
+    source = 'export const isNode = typeof process !== "undefined";\nexport const api = process.env.API_URL;\n'
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": source + HOST_TSX})
+    with pytest.raises(DiagnosedError) as err:
+        build(root)
+    [d] = err.value.diagnostics
+    assert (d.severity, d.code, d.file, d.line) == ("error", "NB1915", "src/app/host.tsx", 2)
+
+
+def test_a_dependencys_guard_is_read_in_the_bundle_not_in_sources_it_did_not_ship(make_pkg, build):
+    """A library whose source map names sources it does not ship (styled-components' src/) is judged by the
+    code that runs; one whose file tests typeof process elsewhere (in a variable) gets the benefit of the doubt."""
+    mapped = {"version": 3, "sources": ["../src/constants.ts"], "names": [], "mappings": "AAAA"}
+    styled = (
+        'export const attr = "undefined" != typeof process && void 0 !== process.env && '
+        '(process.env.REACT_APP_SC_ATTR || process.env.SC_ATTR) || "data-styled";\n'
+        "//# sourceMappingURL=index.js.map\n"
+    )
+    root = make_pkg(
+        {
+            "package.json": ui_manifest(),
+            "src/app/host.tsx": 'import { attr } from "styled";\nimport { x } from "isomorphic";\n'
+            "export const a = [attr, x];\n" + HOST_TSX,
+            "node_modules/styled/package.json": {"name": "styled", "version": "1.0.0", "module": "dist/index.js"},
+            "node_modules/styled/dist/index.js": styled,
+            "node_modules/styled/dist/index.js.map": json.dumps(mapped),
+            "node_modules/isomorphic/package.json": {"name": "isomorphic", "version": "1.0.0", "module": "i.js"},
+            "node_modules/isomorphic/i.js": 'const isNode = typeof process !== "undefined";\n'
+            "export const x = isNode ? process.env.X : null;\n",
+        }
+    )
+    result = build(root, minify=True)
+    assert sorted((d.file, d.severity) for d in result.warnings if d.code == "NB1915") == [
+        ("node_modules/isomorphic/i.js", "warning"),
+        ("node_modules/styled/src/constants.ts", "warning"),
+    ]
+
+
 def test_a_solution_style_tsconfig_keeps_the_aliases_or_says_what_to_change(make_pkg, build):
     tree = {
         "package.json": ui_manifest(),

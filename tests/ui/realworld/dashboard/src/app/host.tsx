@@ -1,5 +1,6 @@
-// A dashboard as an author writes one: charting, dialogs, forms, data fetching, state, fonts,
-// a library stylesheet, images and a CSS module, all from npm.
+// A dashboard as an author writes one: charting, dialogs, forms, data fetching, state (redux, zustand with
+// its devtools middleware, jotai), styled-components, fonts, a library stylesheet, images and a CSS module,
+// all from npm.
 import "@fontsource/inter";
 import "react-day-picker/style.css";
 import "./brand.css";
@@ -10,11 +11,15 @@ import { QueryClient, QueryClientProvider, useQuery } from "@tanstack/react-quer
 import { BarElement, CategoryScale, Chart as ChartJS, LinearScale } from "chart.js";
 import { Bar } from "react-chartjs-2";
 import { DayPicker } from "react-day-picker";
+import { atom, useAtomValue } from "jotai";
 import { useForm } from "react-hook-form";
 import { Provider, useSelector } from "react-redux";
 import { Line, LineChart, XAxis, YAxis } from "recharts";
+import styled from "styled-components";
 import useSWR from "swr";
 import { z } from "zod";
+import { create } from "zustand";
+import { devtools } from "zustand/middleware";
 import styles from "@/app/Card.module.css";
 import dot from "./dot.png";
 import icon from "./icon.svg";
@@ -25,6 +30,13 @@ ChartJS.register(CategoryScale, LinearScale, BarElement);
 const counter = createSlice({ name: "counter", initialState: { value: 7 }, reducers: {} });
 const store = configureStore({ reducer: { counter: counter.reducer } });
 const queries = new QueryClient();
+// zustand's devtools reads import.meta.env bare, as a guard: undefined in a browser, never a throw
+const useBears = create<{ bears: number }>()(devtools(() => ({ bears: 4 })));
+const labelAtom = atom("atoms");
+// styled-components guards its process.env reads in the expression itself (typeof process)
+const Pill = styled.span`
+  border: 3px solid rgb(200, 0, 0);
+`;
 const schema = z.object({ name: z.string().min(2, "too short") });
 const points = [
   { day: "mon", runs: 3 },
@@ -35,6 +47,18 @@ const points = [
 function Count() {
   const value = useSelector((s: ReturnType<typeof store.getState>) => s.counter.value);
   return <span data-testid="redux">{value}</span>;
+}
+
+function State() {
+  const bears = useBears((s) => s.bears);
+  const label = useAtomValue(labelAtom);
+  return (
+    <>
+      <span data-testid="zustand">{bears}</span>
+      <span data-testid="jotai">{label}</span>
+      <Pill data-testid="styled">styled</Pill>
+    </>
+  );
 }
 
 function Fetched() {
@@ -74,6 +98,7 @@ export function Dashboard() {
           <i className="brand" data-testid="brand" />
           <i className="photo" data-testid="bg-photo" />
           <Count />
+          <State />
           <Fetched />
           <Form />
           <LineChart width={240} height={120} data={points} data-testid="recharts">
