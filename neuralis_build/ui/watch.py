@@ -59,9 +59,34 @@ def watch_package(
     """
     root = Path(path).resolve()
     runner = esbuild or find_esbuild(root)
-    on_result(_once(root, options, runner, ()))
+    last = _once(root, options, runner, ())
+    on_result(last)
     for changed in changes_under(root, on_ready=on_ready, stop_event=stop_event, debounce_ms=debounce_ms):
-        on_result(_once(root, options, runner, changed))
+        if not any(may_change_the_build(p, last) for p in changed):
+            continue  # a log, a note, an editor's file beside the sources: nothing a build reads
+        last = _once(root, options, runner, changed)
+        on_result(last)
+
+
+SOURCE_FOLDERS = frozenset({"src", "routes"})
+"""Top-level folders whose files a build compiles (src/app, src/events, routes) even when new."""
+
+
+def may_change_the_build(path: str, last: WatchResult) -> bool:
+    """Whether a changed package-relative path can change the next build: a file the last good build read, a
+    new file in a folder it read from (an import may come next), package.json or a tsconfig; anything after a
+    failed build. A file written into the package by a command's own output (``ui --watch > watch.log``)
+    must not start a build, whose output would change it again."""
+    if last.build is None:
+        return True
+    name = path.rsplit("/", 1)[-1]
+    if name == "package.json" or (name.startswith(("tsconfig", "jsconfig")) and name.endswith(".json")):
+        return True
+    inputs = last.build.ui.inputs if last.build.ui is not None else ()
+    if path in inputs:
+        return True
+    top = path.split("/", 1)[0] if "/" in path else None
+    return top is not None and (top in SOURCE_FOLDERS or any(i.startswith(top + "/") for i in inputs))
 
 
 def changes_under(

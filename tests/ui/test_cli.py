@@ -166,6 +166,36 @@ def test_watch_rebuilds_and_keeps_the_last_good_output(make_pkg):
     assert proc.returncode == 0
 
 
+def test_watch_leaves_alone_a_file_no_build_reads(make_pkg):
+    """`ui --watch > watch.log` inside the package: its own output is a change, but not one a build reads,
+    so it starts no build (which would write to the log again, forever); a source change still does."""
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX, "notes/todo.md": "x"})
+    with subprocess.Popen(
+        [CLI, "ui", "--watch", str(root)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    ) as proc:
+        lines = Lines(proc)
+        try:
+            assert " ok (development): " in lines.next()
+            assert lines.next().startswith("watching ")
+            for i in range(3):
+                (root / "watch.log").write_text(f"line {i}\n")
+                (root / "notes/todo.md").write_text(f"edit {i}\n")
+            with pytest.raises(queue.Empty):  # the watcher's debounce is 80 ms: a build would have started
+                lines.queue.get(timeout=2)
+            replace(root / "src/app/host.tsx", HOST_TSX + "export const fixed = 2;\n")
+            assert " ok (development): " in lines.next()
+            (root / "src/app/extra.ts").write_text("export const later = 1;\n")  # a new file beside the sources
+            assert " ok (development): " in lines.next()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise
+    assert proc.returncode == 0
+
+
 def test_watch_needs_a_package(tmp_path):
     build_file_tree(tmp_path, {"x.txt": ""})
     done = run("ui", "--watch", str(tmp_path / "nope"))
