@@ -25,17 +25,21 @@ LOG_FLAGS = ("--log-level=warning", "--log-limit=0", "--color=false", "--log-sty
 
 
 def write_tsconfig(root: Path, where: Path, entry: str | None = None) -> Path:
-    """A tsconfig that extends the package's own and forces React's automatic JSX runtime.
+    """A tsconfig that extends the package's own and forces the automatic JSX runtime.
 
     A package tsconfig's ``jsx`` setting beats esbuild's ``--jsx`` flag silently, so the build
     hands esbuild this file instead; it keeps the package's ``paths`` and other options. For a
-    solution-style tsconfig.json it extends the referenced project that includes ``entry``.
+    solution-style tsconfig.json it extends the referenced project that includes ``entry``. The
+    runtime is React's (``react/jsx-runtime``, which the host shares) unless the package's tsconfig
+    names another ``jsxImportSource`` (Emotion's ``@emotion/react``, whose runtime is bundled and
+    imports React itself): its ``css`` prop would otherwise be rendered as ``css="[object Object]"``.
     """
-    from neuralis_build.ui.tsconfig import governing_tsconfig
+    from neuralis_build.ui.tsconfig import governing_tsconfig, jsx_import_source
 
-    options = {"jsx": "react-jsx", "jsxImportSource": "react"}
-    data: dict[str, Any] = {"compilerOptions": options}
     own = governing_tsconfig(root, entry) if entry is not None else root / "tsconfig.json"
+    source = jsx_import_source(own) if own is not None and own.is_file() else None
+    options = {"jsx": "react-jsx", "jsxImportSource": source or "react"}
+    data: dict[str, Any] = {"compilerOptions": options}
     if own is not None and own.is_file():
         data = {"extends": own.resolve().as_posix(), "compilerOptions": options}
     path = where / "tsconfig.json"

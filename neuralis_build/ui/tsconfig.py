@@ -9,7 +9,6 @@ that includes the entry instead, as ``tsc -b`` would compile it.
 from __future__ import annotations
 
 import fnmatch
-import json
 from pathlib import Path, PurePosixPath
 
 from neuralis_build.diagnostics import Diagnostic, code
@@ -59,8 +58,10 @@ def strip_jsonc(text: str) -> str:
 
 
 def read_tsconfig(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(strip_jsonc(path.read_text("utf-8")))
+    from neuralis_build.strictjson import parse
+
+    try:  # bounded: a tsconfig nested past Python's json recursion is refused, not a crash
+        data = parse(strip_jsonc(path.read_text("utf-8")))
     except (OSError, ValueError) as exc:
         raise DiagnosedError(
             f"{path.name} cannot be read",
@@ -125,3 +126,39 @@ def governing_tsconfig(root: Path, entry_rel: str) -> Path | None:
             )
         ],
     )
+
+
+def jsx_import_source(config: Path, _seen: frozenset[Path] = frozenset()) -> str | None:
+    """The ``jsxImportSource`` a tsconfig sets, itself or through its ``extends`` chain (the last base that sets
+    it, as TypeScript merges them); None when none does or a file in the chain cannot be read."""
+    config = config.resolve()
+    if config in _seen or len(_seen) > 16:
+        return None
+    try:
+        data = read_tsconfig(config)
+    except DiagnosedError:
+        return None
+    options = data.get("compilerOptions")
+    own = options.get("jsxImportSource") if isinstance(options, dict) else None
+    if isinstance(own, str) and own:
+        return own
+    bases = data.get("extends")
+    found = None
+    for base in [bases] if isinstance(bases, str) else bases if isinstance(bases, list) else []:
+        path = _extended(config.parent, base) if isinstance(base, str) else None
+        if path is not None:
+            found = jsx_import_source(path, _seen | {config}) or found
+    return found
+
+
+def _extended(folder: Path, base: str) -> Path | None:
+    """The file an ``extends`` entry names: a relative path, or a package's file under node_modules."""
+    if base.startswith((".", "/")):
+        candidate = (folder / base).resolve()
+        options = [candidate, candidate.with_name(candidate.name + ".json")]
+    else:
+        options = []
+        for parent in (folder, *folder.parents):
+            target = parent / "node_modules" / base
+            options += [target, target.with_name(target.name + ".json"), target / "tsconfig.json"]
+    return next((o for o in options if o.is_file()), None)

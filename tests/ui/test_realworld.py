@@ -166,3 +166,26 @@ def test_two_packages_with_css_modules_keep_their_styles_apart(realworld, build,
     assert [c for c, _ in colors] == ["rgb(10, 120, 30)", "rgb(40, 40, 200)"]
     assert colors[0][1] != colors[1][1]
     assert browser_page.log.problems() == []
+
+
+@requires_chromium
+@pytest.mark.browser
+@pytest.mark.parametrize("minify", [False, True], ids=["plain", "minified"])
+def test_a_tsconfig_jsx_import_source_is_kept(realworld, build, host_site, browser_page, minify):
+    """Emotion's css prop works through tsconfig's jsxImportSource: the build forces the automatic runtime but
+    keeps the package's import source (it was replaced by React's, and the prop rendered as "[object Object]")."""
+    root = realworld("emotion")
+    result = build(root, minify=minify)
+    assert "@emotion/react" in bundled_packages(result.inputs)
+    assert result.record.shared_imports == ("react", "react/jsx-runtime")
+    served = host_site([root])
+    page = browser_page.page
+    page.goto(served.url)
+    status = wait_for_host(page)
+    assert surface_states(status) == {"@acme/emotion#widget:badge": ("rendered", None)}, dump(status)
+    badge = page.evaluate(
+        "(() => { const b = document.querySelector('[data-testid=badge]');"
+        " return [getComputedStyle(b).color, b.getAttribute('css')]; })()"
+    )
+    assert badge == ["rgb(200, 0, 0)", None]
+    assert browser_page.log.problems() == []
