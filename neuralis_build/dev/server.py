@@ -23,6 +23,7 @@ from neuralis_build.hostpage.model import served_file
 from neuralis_build.hostpage.page import ASSETS, DATA, VENDOR, render_page
 from neuralis_build.hostpage.vendor import SharedModules
 from neuralis_build.hostprofile import HostProfile
+from neuralis_build.strictjson import parse
 from neuralis_build.trust import Trust
 
 DEV_CLIENT = "dev-client.js"
@@ -141,7 +142,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         length = int(self.headers.get("Content-Length") or 0)
         try:
-            request = json.loads(self.rfile.read(length) or b"{}")
+            request = parse((self.rfile.read(length) or b"{}").decode("utf-8"))
         except ValueError:
             self._json({"ok": False, "error": "the request is not JSON"}, 400)
             return

@@ -6,12 +6,12 @@ environment error (exit 2), never a package's fault.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from neuralis_build.errors import UsageError
+from neuralis_build.strictjson import parse
 
 NPM_LOCK = "package-lock.json"
 MODULES = "node_modules/"
@@ -89,7 +89,7 @@ def _name_of(path: str) -> str:
 def parse_npm_lock(text: str, where: Path) -> NpmLock:
     """Read a v2/v3 lock's ``packages`` map; anything else is a usage error naming the file."""
     try:
-        data = json.loads(text)
+        data = parse(text)
     except ValueError as exc:
         raise UsageError(f"{where}: not JSON ({exc})", hint="delete it and build without --frozen") from None
     packages = data.get("packages") if isinstance(data, dict) else None

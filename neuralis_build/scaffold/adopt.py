@@ -17,6 +17,7 @@ from neuralis_build.errors import UsageError, UserError
 from neuralis_build.scaffold.merge import dump_json_like
 from neuralis_build.scaffold.render import RECORD, PlannedFile
 from neuralis_build.scaffold.writer import WritePlan, plan_write
+from neuralis_build.strictjson import parse
 
 MANIFEST = "package.json"
 # Fields a template may add to an existing package.json. The others (private, type, exports, version…)
@@ -49,7 +50,7 @@ def read_manifest(root: Path) -> tuple[str, dict[str, Any]]:
         )
     try:
         text = path.read_bytes().decode("utf-8")
-        data = json.loads(text)
+        data = parse(text)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise UserError(f"{path}: not readable as JSON ({exc})", hint="fix package.json first") from None
     if not isinstance(data, dict):

@@ -18,6 +18,7 @@ from typing import Any
 from neuralis_build.errors import SubprocessError
 from neuralis_build.jsonpointer import join
 from neuralis_build.process import run, which
+from neuralis_build.strictjson import parse
 
 _ABSENT: Any = object()  # a key one side does not have (None is JSON null)
 GIT_TIMEOUT = 60.0
@@ -60,7 +61,7 @@ def _count_markers(merged: bytes, yours_label: str) -> int:
 
 def merge_json(yours_text: str, base: Any, theirs: Any) -> Merged:
     """Merge parsed JSON values key by key, keeping the author's key order and indentation."""
-    yours = json.loads(yours_text)
+    yours = parse(yours_text)
     conflicts: dict[str, dict[str, Any]] = {}
     merged = _merge(yours, base, theirs, "", conflicts)
     text = dump_json_like(merged, yours_text)

@@ -8,7 +8,6 @@ template's own changes arrive. Nothing is written until every file is planned.
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from neuralis_build.scaffold.history import templates_at
 from neuralis_build.scaffold.merge import GIT_TIMEOUT, Merged, merge_json, merge_text
 from neuralis_build.scaffold.render import RECORD, PlannedFile
 from neuralis_build.scaffold.templates import get_template
+from neuralis_build.strictjson import parse
 
 ChangeKind = Literal["add", "update", "merge", "conflict", "remove", "kept", "gone"]
 
@@ -76,7 +76,7 @@ def read_record(root: Path) -> Record:
     """The package's scaffold record; a missing or malformed one says what to do instead."""
     path = root / RECORD
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = parse(path.read_bytes().decode("utf-8"))
     except FileNotFoundError:
         raise UsageError(
             f"{root} has no {RECORD}: it was not made by neuralis new",
@@ -203,7 +203,7 @@ def _merged(path: str, yours: bytes, base: bytes, theirs: bytes, labels: tuple[s
     merged: Merged | None = None
     if path.endswith(".json"):
         try:
-            merged = merge_json(yours.decode("utf-8"), json.loads(base), json.loads(theirs))
+            merged = merge_json(yours.decode("utf-8"), parse(base.decode("utf-8")), parse(theirs.decode("utf-8")))
         except (UnicodeDecodeError, ValueError):
             merged = None  # not JSON the author can parse either: fall back to a text merge
     if merged is None and _is_text(yours, base, theirs):

@@ -6,12 +6,12 @@ cannot be read is named (NB1616). Read only by the judge, never by the build, so
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from neuralis_build.regularfile import read_regular
+from neuralis_build.strictjson import parse
 from neuralis_build.ui.buildrecord import DIGEST, RECORD, digest
 
 
@@ -43,7 +43,7 @@ class BuildState:
 
 
 def _parse(text: str) -> dict[str, dict[str, str]]:
-    data = json.loads(text)
+    data = parse(text)
     if isinstance(data, dict) and data.get("digest") != DIGEST:
         raise ValueError(f"written with another digest ({data.get('digest')!r}, not {DIGEST!r}): rebuild to compare")
     outputs = data.get("outputs") if isinstance(data, dict) else None

@@ -275,3 +275,11 @@ def test_small_readers() -> None:
     assert license_of({"type": "ISC"}) == "ISC"
     assert license_of([{"type": "MIT"}, {"type": "Apache-2.0"}]) == "MIT OR Apache-2.0"
     assert license_of(None) is None
+
+
+def test_a_lock_nested_past_what_is_read_is_a_usage_error_not_a_crash() -> None:
+    with pytest.raises(UsageError) as refused:
+        parse_npm_lock('{"packages": ' + "[" * 3000 + "]" * 3000 + "}", Path("out/package-lock.json"))
+    assert refused.value.message == (
+        "out/package-lock.json: not JSON (arrays and objects nest more than 64 levels deep here)"
+    )

@@ -111,3 +111,14 @@ def test_new_dry_run_previews_a_non_empty_folder(tmp_path: Path, new: NewRunner)
     assert "is not empty: writing needs --force" in run.err
     assert read_tree(pkg) == before
     assert new("new", "legacy-lib", "--dir", str(pkg), "--no-input").code == 1
+
+
+def test_init_refuses_a_package_json_nested_past_what_it_reads(tmp_path: Path, new: NewRunner) -> None:
+    """Deep JSON is a located refusal, not an internal error (Python's json recursed past its limit)."""
+    pkg = tmp_path / "deep"
+    pkg.mkdir()
+    (pkg / "package.json").write_text('{"name": "deep", "version": "1.0.0", "x": ' + "[" * 3000 + "]" * 3000 + "}")
+    run = new("init", str(pkg), "--template", "ui-module")
+    assert run.code == 1
+    assert "package.json: not readable as JSON (arrays and objects nest more than 64 levels deep here)" in run.err
+    assert "internal error" not in run.err and sorted(p.name for p in pkg.iterdir()) == ["package.json"]

@@ -96,6 +96,9 @@ def test_a_stale_event_subject_is_reported_at_its_declaration(make_pkg, esbuild)
 def test_an_unreadable_record_is_named(make_pkg, build):
     root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
     build(root)
-    (root / "dist/app/build-inputs.json").write_text("{not json")
-    found = [(d.severity, d.code, d.file) for d in check_path(root, "first-party").diagnostics if d.code[:4] == "NB16"]
-    assert found == [("warning", "NB1616", "dist/app/build-inputs.json")]
+    for broken in ("{not json", '{"x": ' + "[" * 3000 + "]" * 3000 + "}"):  # deep: past Python's json recursion
+        (root / "dist/app/build-inputs.json").write_text(broken)
+        found = [
+            (d.severity, d.code, d.file) for d in check_path(root, "first-party").diagnostics if d.code[:4] == "NB16"
+        ]
+        assert found == [("warning", "NB1616", "dist/app/build-inputs.json")]
