@@ -185,6 +185,38 @@ def test_a_module_below_first_party_is_refused_at_its_trust(make_pkg, build, hos
     assert browser_page.log.problems() == []
 
 
+MEASURES = """\
+import { useLayoutEffect, useRef, useState } from "react";
+// A chart library measures its element when it mounts: it must be in the document by then.
+function Hello() {
+  const ref = useRef<HTMLDivElement>(null);
+  const [seen, setSeen] = useState("");
+  useLayoutEffect(() => {
+    const node = ref.current!;
+    setSeen(`${document.contains(node)} ${node.getBoundingClientRect().width > 0}`);
+  }, []);
+  return <div ref={ref} className="measured">{seen}</div>;
+}
+export function install{name}HostComponents(host: any) { host.registerWidget("hello", Hello); }
+"""
+
+
+@requires_chromium
+@pytest.mark.e2e
+@pytest.mark.browser
+def test_a_surface_is_in_the_document_when_it_mounts(make_pkg, build, host_site, browser_page):
+    """The host page renders a React surface into its place in the page, not into a detached node that is
+    attached afterwards (apexcharts found no element there, and drew nothing)."""
+    pkg = ui_pkg(make_pkg, "measures", MEASURES, [WIDGET])
+    build(pkg)
+    served = host_site([pkg])
+    browser_page.page.goto(served.url)
+    status = wait_for_host(browser_page.page)
+    assert surface_states(status) == {"@acme/measures#widget:w": ("rendered", None)}, dump(status)
+    assert browser_page.page.text_content(".measured") == "true true"
+    assert browser_page.log.problems() == []
+
+
 def test_one_definition_of_the_host_api():
     """The shipped declarations, the examples' copies and the dev stub's exports agree."""
     from neuralis_build.hostpage.vendor import CLIENT_EXPORTS, DATA

@@ -181,7 +181,7 @@ function placeholderNode(kind, reason) {
 
 const views = new Map(); // surface key -> { entry, body, root?, render(initialState) }
 
-function mountSurface(pkg, surface, registry, moduleReason) {
+function mountSurface(pkg, surface, registry, moduleReason, parent) {
   const entry = {
     package: pkg.name,
     kind: surface.kind,
@@ -212,6 +212,9 @@ function mountSurface(pkg, surface, registry, moduleReason) {
     ),
     body,
   );
+  // in the document before anything renders: a component that measures its element on mount (apexcharts,
+  // a chart that sizes itself) finds nothing in a detached node
+  parent.append(panel);
   const setStatus = (value, reason) => {
     entry.status = value;
     entry.reason = reason || null;
@@ -380,7 +383,7 @@ async function main() {
     );
     mount.append(section);
     const grid = section.querySelector(".nh-surfaces");
-    for (const surface of shown) grid.append(mountSurface(pkg, surface, registry, moduleReason));
+    for (const surface of shown) mountSurface(pkg, surface, registry, moduleReason, grid);
     if (shown.length === 0 && docks.length === 0) grid.append(el("p", { className: "nh-empty" }, "This package declares no surfaces."));
   }
   status.state = "ready";
