@@ -216,7 +216,9 @@ def print_closure(console: Console, result: ImageResult) -> None:
 
 
 def print_annotations(result: ImageResult) -> None:
-    """--format github: each package's findings and each refused UI module as a workflow command."""
+    """--format github: everything the text form flags, as workflow commands: each package's findings, each
+    refused UI module, each conflict in the closure, each install script not run and each contested tool name
+    (a conflict of severity error fails the build, and CI must say why)."""
     from neuralis_build.cli.render import annotation
 
     for p in result.packages:
@@ -229,3 +231,12 @@ def print_annotations(result: ImageResult) -> None:
         if p.module is not None and p.module.status == "refused":
             body = f"{_label(p)}: UI module refused: {p.module.reason}"
             print(annotation("error", body, title="neuralis-build image"))
+    for c in result.conflicts:
+        print(annotation(c.severity, c.message, title=f"neuralis-build image: {c.kind}"))
+    for entry in result.scripts:
+        scripts = "; ".join(f"{k}: {v}" for k, v in entry["scripts"].items())
+        body = f"install script not run: {entry['name']}@{entry['version']} ({entry['path']}) {scripts}"
+        print(annotation("warning", body, title="neuralis-build image: scripts"))
+    for t in result.tools:
+        body = f"the tool name {t.name} is answered by {t.owner}; shadowed: {', '.join(t.shadowed)}"
+        print(annotation("notice", body, title="neuralis-build image: contested tool name"))

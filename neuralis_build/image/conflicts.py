@@ -169,6 +169,7 @@ def closure_conflicts(
                 f"React {react_major} does not meet; the image installs no {peer.name} (the host provides it)",
             )
         )
+    out += _unmet_peers(closure, host_names)
     for m in closure.missing:
         out.append(
             Conflict(
@@ -179,3 +180,41 @@ def closure_conflicts(
             )
         )
     return out
+
+
+def _unmet_peers(closure: Closure, host_names: frozenset[str]) -> list[Conflict]:
+    """A peer a package finds at a version its range excludes. npm (``--strict-peer-deps=false``) warns and goes
+    on when the nested layout leaves no place for a matching copy where the package looks: ajv-keywords@5
+    (peer ajv ^8) beside its listed package's own ajv@6 finds ajv@6 and fails when it loads."""
+    out: list[Conflict] = []
+    for path, p in sorted(closure.placed.items()):
+        for name, spec in sorted(p.node.peer_dependencies.items()):
+            target = closure.edges.get(path, {}).get(name)
+            if name in host_names or target is None or target not in closure.placed:
+                continue  # the host's (judged against its React), or missing (named as such unless optional)
+            version = closure.placed[target].node.version
+            if _satisfies(version, spec) is not False:
+                continue
+            owner = p.node.package_name
+            out.append(
+                Conflict(
+                    "peer",
+                    name,
+                    "warning",
+                    f"{_via(p.chain)} declares the peer {name}@{spec}, but the {name} it finds is {version} "
+                    f"({target}): the listed package's closure is nested under it and npm found no place for a "
+                    f"matching copy where {owner} looks, so {owner} may fail when it loads {name}; depend on a "
+                    f"version of {owner} whose peer range admits {name}@{version}, or on {name}@{spec} yourself",
+                )
+            )
+    return out
+
+
+def _satisfies(version: str, spec: str) -> bool | None:
+    """npm's reading of ``version`` against the range ``spec``; None when either cannot be read."""
+    import semantic_version  # type: ignore[import-untyped]
+
+    try:
+        return bool(semantic_version.NpmSpec(spec.strip() or "*").match(semantic_version.Version(version)))
+    except ValueError:
+        return None

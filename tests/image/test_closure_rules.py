@@ -283,3 +283,32 @@ def test_a_lock_nested_past_what_is_read_is_a_usage_error_not_a_crash() -> None:
     assert refused.value.message == (
         "out/package-lock.json: not JSON (arrays and objects nest more than 64 levels deep here)"
     )
+
+
+def test_a_peer_found_at_a_version_its_range_excludes_is_named() -> None:
+    """npm (strict-peer-deps off) nests ajv-keywords@5 beside the listed package's own ajv@6 and only warns;
+    ajv-keywords then fails when it loads ajv@8's API. The image names it."""
+    tree = {
+        "node_modules/app": {
+            "version": "1.0.0",
+            "resolved": "file:.neuralis-tarballs/app.tgz",
+            "integrity": sri(b"app"),
+            "dependencies": {"ajv": "^6.12.6", "ajv-keywords": "^5.1.0", "ok-peer": "^1.0.0"},
+        },
+        "node_modules/app/node_modules/ajv": reg("ajv", "6.15.0"),
+        "node_modules/app/node_modules/ajv-keywords": reg("ajv-keywords", "5.1.0", peerDependencies={"ajv": "^8.8.2"}),
+        "node_modules/app/node_modules/ok-peer": reg("ok-peer", "1.0.0", peerDependencies={"ajv": "^6.0.0 || ^8"}),
+    }
+    closure = walk(lock_of(tree), [Root("app", "first-party", "host-dependency", 0)], {"react"}, LINUX)
+    conflicts = closure_conflicts(closure, {"app": "1.0.0"}, frozenset({"react"}), 19, {})
+    assert [(c.kind, c.name, c.severity, c.message) for c in conflicts] == [
+        (
+            "peer",
+            "ajv",
+            "warning",
+            "app → ajv-keywords declares the peer ajv@^8.8.2, but the ajv it finds is 6.15.0 "
+            "(node_modules/app/node_modules/ajv): the listed package's closure is nested under it and npm found no "
+            "place for a matching copy where ajv-keywords looks, so ajv-keywords may fail when it loads ajv; depend "
+            "on a version of ajv-keywords whose peer range admits ajv@6.15.0, or on ajv@^8.8.2 yourself",
+        )
+    ]

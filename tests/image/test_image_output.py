@@ -84,3 +84,22 @@ def test_jobs_must_be_at_least_one(spec):
         [CLI, "image", "image.toml", "-j", "0"], cwd=spec, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 2 and "Invalid value for --jobs: at least 1" in done.stderr
+
+
+def test_format_github_annotates_what_the_text_form_flags(tmp_path):
+    """An install script not run is a warning in the text form; with --format github it is an annotation too
+    (as each conflict in the closure and each contested tool name is), not silence."""
+    tgz(tmp_path / "post.tgz", manifest(name="acme-post", scripts={"postinstall": "node setup.js"}))
+    (tmp_path / "image.toml").write_text('[[packages]]\nsource = "post.tgz"\n')
+    done = subprocess.run(
+        [CLI, "image", "image.toml", "--out", "out", "--format", "github"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "::warning title=neuralis-build image%3A scripts::install script not run: acme-post@1.0.0 "
+        "(node_modules/acme-post) postinstall: node setup.js"
+    ]
