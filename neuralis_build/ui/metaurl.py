@@ -6,8 +6,10 @@ point beside the bundle, where nothing is: a 404 in the browser, found by nobody
 The build finds each such literal in the output, learns through the source map which file wrote it,
 resolves the name from that file's folder, and places the file like an imported asset (inlined up
 to the same 4 KiB, else copied to ``assets/<name>-<hash>.<ext>``). A name that is not there, or
-that is not an asset type (a script needs bundling: import it instead), is refused at its line in
-the author's own code and a warning in a dependency's (the code may never run).
+that is not an asset type (a script: a Web Worker has no place in a host's module), is refused at its
+line in the author's own code and a warning in a dependency's (the code may never run). A bare name
+(``"logo.png"``) is relative to the module as well, as a browser reads it; so is ``"pkg/file.mjs"``,
+which is not looked up in node_modules. A template literal without ``${}`` is read like a string.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ if TYPE_CHECKING:
 NB1918 = code("NB1918", "ui-meta-url", "new URL(..., import.meta.url) names a file the build cannot place")
 
 MARK = "import.meta.url"
-# esbuild prints every string literal with double quotes; a template literal with ${} is computed, left alone
-_PATTERN = re.compile(r'new URL\(\s*"((?:[^"\\\n]|\\.)*)"\s*,\s*import\.meta\.url\s*\)')
+# esbuild prints a string literal with double quotes, and keeps a template literal as written unless it
+# minifies (then a template without ${} becomes a string); a template with ${} is computed, left alone.
+_PATTERN = re.compile(r'new URL\(\s*(?:"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\$]|\$(?!\{))*)`)\s*,\s*import\.meta\.url\s*\)')
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def has_meta_urls(js: str) -> bool:
@@ -39,12 +43,26 @@ def has_meta_urls(js: str) -> bool:
 
 
 def _relative(match: re.Match[str]) -> bool:
-    return match.group(1).startswith(("./", "../"))
+    """Whether the literal is a path relative to the module: ``./x``, ``../x``, and as a browser reads it, a
+    bare ``x.png`` or ``pkg/file.mjs`` too (not a URL with a scheme, ``//host``, ``/root``, ``?q`` or ``#f``)."""
+    try:
+        value = _literal(match)
+    except ValueError:  # an escape JSON does not have (\x41): not a name this build reads
+        return False
+    return bool(value) and not value.startswith(("/", "?", "#")) and not _SCHEME.match(value)
 
 
 def _literal(match: re.Match[str]) -> str:
+    if match.group(2) is not None:
+        return match.group(2)  # a template literal without ${} or escapes: its text is its value
     value: str = json.loads(f'"{match.group(1)}"')
     return value
+
+
+def _span(match: re.Match[str]) -> tuple[int, int]:
+    """Where the literal is, its quotes included."""
+    group = 1 if match.group(1) is not None else 2
+    return match.start(group) - 1, match.end(group) + 1
 
 
 def _refs(js: str) -> list[re.Match[str]]:
@@ -73,7 +91,9 @@ def locate(
         where = (file, origin.line + 1, origin.column + 1)
         shown = f"new URL({json.dumps(literal)}, import.meta.url)"
         if not target.is_file():
-            found.append(_diagnostic(*where, f"{shown} names {_rel(root, target)}, which does not exist", meta, entry))
+            message = f"{shown} names {_rel(root, target)}, which does not exist"
+            package = _package_named(root, literal)
+            found.append(_diagnostic(*where, message, meta, entry, package=package))
             targets.append(None)
         elif target.suffix.lower() not in MIME_TYPES:
             message = f"{shown} names {_rel(root, target)}, which is not an asset the build can copy"
@@ -106,7 +126,7 @@ def place(staged: Path, targets: Sequence[Path | None]) -> None:
             out = staged / url[2:]
             out.parent.mkdir(exist_ok=True)
             out.write_bytes(data)
-        edits.append(Edit(match.start(1) - 1, match.end(1) + 1, json.dumps(url)))
+        edits.append(Edit(*_span(match), json.dumps(url)))
     map_path = staged / "host.js.map"
     smap = SourceMap(json.loads(map_path.read_text("utf-8"))) if map_path.is_file() else None
     js_path.write_text(apply_edits(text, edits, smap), "utf-8")
@@ -126,18 +146,45 @@ def _rel(root: Path, path: Path) -> str:
     return Path(os.path.relpath(path, root.resolve())).as_posix()
 
 
+def _package_named(root: Path, literal: str) -> str | None:
+    """The installed package a bare name starts with (``pdfjs-dist/build/x.mjs``), or None."""
+    if literal.startswith("."):
+        return None
+    parts = literal.split("/")
+    name = "/".join(parts[:2]) if parts[0].startswith("@") else parts[0]
+    return name if len(parts) > (2 if name.startswith("@") else 1) and (root / "node_modules" / name).is_dir() else None
+
+
 def _diagnostic(
-    file: str, line: int, column: int, message: str, meta: Mapping[str, Any], entry: str, *, script: bool = False
+    file: str,
+    line: int,
+    column: int,
+    message: str,
+    meta: Mapping[str, Any],
+    entry: str,
+    *,
+    script: bool = False,
+    package: str | None = None,
 ) -> Diagnostic:
     from neuralis_build.ui.graph import describe_chain, first_dependency, import_chain, package_of
 
     dependency = package_of(file)
     if dependency is None:
-        hint = (
-            'import a script or module instead (import { x } from "./work"): the build bundles it'
-            if script
-            else "fix the name: it is resolved from the folder of the file that writes it"
-        )
+        if script:
+            hint = (
+                "the build ships one module (dist/app/host.js) and the assets it names, not another script: "
+                'import the code if it can run on the page (import { x } from "./work"); a Web Worker '
+                "(new Worker(new URL(...))) has no place in a host's module: do the work on the page or in the "
+                "package's own service"
+            )
+        elif package is not None:
+            hint = (
+                f"new URL resolves a name from the folder of the file that writes it, as the browser does, not "
+                f"through node_modules: {package} is not looked up there (a bundler's ?url import is not "
+                "supported either)"
+            )
+        else:
+            hint = "fix the name: it is resolved from the folder of the file that writes it"
         return Diagnostic("error", NB1918.id, file, "", message, hint, line, column)
     chain = import_chain(meta, entry, file)
     top = first_dependency(chain) or dependency

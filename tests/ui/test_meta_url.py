@@ -111,6 +111,46 @@ def test_a_script_cannot_be_named_that_way(make_pkg, build):
     assert "import" in (d.hint or "")
 
 
+@pytest.mark.parametrize("minify", [False, True])
+def test_a_bare_name_and_a_template_literal_are_relative_to_the_module_too(make_pkg, build, minify):
+    """A browser reads new URL("logo.png", import.meta.url) as "./logo.png", and `./x` without ${} is the same
+    string: both are placed, minified or not (the bare name and the template shipped as written, a 404)."""
+    source = (
+        'export const bare = new URL("img/big.png", import.meta.url).href;\n'
+        "export const tpl = new URL(`./img/big.png`, import.meta.url).href;\n"
+    )
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": source + HOST_TSX, "src/app/img/big.png": BIG})
+    build(root, minify=minify)
+    js = (root / "dist/app/host.js").read_text()
+    placed = _placed(js)
+    assert len(placed) == 2 and placed[0] == placed[1]
+    assert re.fullmatch(r"\./assets/big-[A-Z2-7]{8}\.png", placed[0]) and "new URL(`" not in js
+    assert (root / "dist/app" / placed[0]).read_bytes() == BIG
+
+
+def test_a_worker_and_a_package_path_are_refused_with_what_to_do(make_pkg, build):
+    source = (
+        'export const w = () => new Worker(new URL("./work.ts", import.meta.url), { type: "module" });\n'
+        'export const p = new URL("pdfjs-like/build/worker.min.mjs", import.meta.url);\n'
+    )
+    root = make_pkg(
+        {
+            "package.json": ui_manifest(),
+            "src/app/host.tsx": source + HOST_TSX,
+            "src/app/work.ts": "postMessage(1);\n",
+            "node_modules/pdfjs-like/package.json": {"name": "pdfjs-like", "version": "1.0.0"},
+            "node_modules/pdfjs-like/build/worker.min.mjs": "postMessage(1);\n",
+        }
+    )
+    with pytest.raises(DiagnosedError) as err:
+        build(root)
+    worker, package = err.value.diagnostics
+    assert (worker.code, worker.line, package.code, package.line) == ("NB1918", 1, "NB1918", 2)
+    assert "a Web Worker (new Worker(new URL(...))) has no place in a host's module" in (worker.hint or "")
+    assert package.message.endswith("names src/app/pdfjs-like/build/worker.min.mjs, which does not exist")
+    assert "not through node_modules: pdfjs-like is not looked up there" in (package.hint or "")
+
+
 def test_absolute_and_computed_urls_are_left_alone(make_pkg, build):
     source = (
         'export const a = new URL("https://example.com/x.png", import.meta.url);\n'
