@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from neuralis_build.ui.env import Mode
     from neuralis_build.ui.esbuild import EsbuildRunner
+    from neuralis_build.ui.sourcemap import SourceMap
 
 __all__ = ["OUT_CSS", "OUT_DIR", "OUT_JS", "UiBuildResult", "build_ui", "esbuild_args"]
 
@@ -158,6 +159,7 @@ class _Job:
         self.package, self.host, self.scope, self.runner, self.staged = package, host, scope, runner, staged
         self.entry, self.minify, self.sourcemap, self.mode = entry, minify, sourcemap, mode
         self.meta_urls: list[Path | None] = []  # the file each new URL(…, import.meta.url) names, in order
+        self.js_map: SourceMap | None = None  # staged/host.js.map, decoded once for every pass that reads it
 
     @property
     def outdir(self) -> str:
@@ -258,7 +260,7 @@ class _Job:
         if not map_path.is_file():  # locate them through a map of the same build, written aside
             probe = folders.staging_dir(self.package.root / folders.DIST, folders.UI_STAGING)
             try:
-                same = {k: v for k, v in self.__dict__.items() if k != "meta_urls"}
+                same = {k: v for k, v in self.__dict__.items() if k not in ("meta_urls", "js_map")}
                 job = _Job(**{**same, "staged": probe, "sourcemap": False})
                 job.esbuild(True)
                 return self._located_from((probe / "host.js").read_text("utf-8"), probe / "host.js.map", built)
@@ -272,6 +274,8 @@ class _Job:
         from neuralis_build.ui.sourcemap import SourceMap
 
         smap = SourceMap(json.loads(map_path.read_text("utf-8")))
+        if map_path == self.staged / "host.js.map":
+            self.js_map = smap  # the CSS-module pass reads the same map: a big bundle's takes a second to decode
         root = self.package.root
         found = env_problems(root, js, smap, map_path.parent, built.meta, self.entry)
         self.meta_urls, named = locate(root, js, smap, map_path.parent, built.meta, self.entry)
@@ -290,11 +294,13 @@ class _Job:
             from neuralis_build.ui.metaurl import place
 
             place(self.staged, self.meta_urls)
+            self.js_map = None  # the map moved with the placed URLs: read it again
         if css_modules:
             from neuralis_build.ui.cssmodules import scope_local_names, scope_prefix
 
             name = self.package.name or self.package.root.name
-            scope_local_names(self.staged, scope_prefix(name, self.minify), keep_maps=self.sourcemap)
+            prefix = scope_prefix(name, self.minify)
+            scope_local_names(self.staged, prefix, keep_maps=self.sourcemap, js_map=self.js_map)
         if not self.sourcemap:
             for extra in self.staged.glob("*.map"):
                 extra.unlink()

@@ -44,11 +44,12 @@ def _save(path: Path, text: str, smap: SourceMap, keep_map: bool) -> None:
         path.with_name(path.name + ".map").write_text(json.dumps(smap.to_json(), indent=2) + "\n", "utf-8")
 
 
-def scope_local_names(staged: Path, prefix: str, *, keep_maps: bool) -> set[str]:
+def scope_local_names(staged: Path, prefix: str, *, keep_maps: bool, js_map: SourceMap | None = None) -> set[str]:
     """Prefix every local CSS name in staged host.css and host.js (both with maps); returns the old names.
 
     ``keep_maps``: the maps are the author's (--sourcemap), so they are updated too; otherwise
-    they only guided the edits and are left as they were, to be dropped.
+    they only guided the edits and are left as they were, to be dropped. ``js_map``: host.js.map as
+    an earlier pass of the same build decoded it (unedited since), else it is read here.
     """
     css_path, js_path = staged / "host.css", staged / "host.js"
     if not css_path.is_file():
@@ -68,7 +69,10 @@ def scope_local_names(staged: Path, prefix: str, *, keep_maps: bool) -> set[str]
         return names
     _save(css_path, apply_edits(css, set(edits), css_map if keep_maps else None), css_map, keep_maps)
 
-    js, js_map = _load(js_path)
+    if js_map is None:
+        js, js_map = _load(js_path)
+    else:
+        js = js_path.read_text("utf-8")
     starts = line_starts(js)
     css_sources = {i for i, s in enumerate(js_map.sources) if s.endswith(".css")}
     js_edits = []
