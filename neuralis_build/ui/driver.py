@@ -59,6 +59,13 @@ def _no_export_hint(file: str, name: str, root: Path) -> str:
     from neuralis_build.ui.graph import package_of
     from neuralis_build.ui.resolve import read_manifest
 
+    suffix = re.search(r"\?(url|raw|inline|worker|sharedworker)\b", file)
+    if suffix is not None:  # esbuild read the file; the suffix is Vite's, and means nothing to it
+        return (
+            f'"?{suffix[1]}" is a Vite import suffix, which this build does not know: import the file itself '
+            '(an asset import gives its URL: import logo from "./logo.svg"), or new URL("./file", import.meta.url) '
+            "for a file beside the module; a Web Worker has no place in a host's module"
+        )
     what = "no default export" if name == "default" else f'no export named "{name}"'
     package = package_of(file)
     if package is None:

@@ -255,6 +255,24 @@ def test_a_webpack_tilde_import_in_css_says_to_drop_the_tilde(make_pkg, build):
     assert ".map {" in (root / "dist/app/host.css").read_text()
 
 
+def test_a_vite_import_suffix_is_named_not_blamed_on_the_library(make_pkg, build):
+    """pdf.js's docs (for Vite) write import url from "pdfjs-dist/build/pdf.worker.min.mjs?url": esbuild reads the
+    file and finds no default export; the hint names the suffix, not a renamed API of the library."""
+    root = make_pkg(
+        {
+            "package.json": ui_manifest(),
+            "src/app/host.tsx": 'import url from "pdfjs-like/worker.mjs?url";\nexport const u = url;\n' + HOST_TSX,
+            "node_modules/pdfjs-like/package.json": {"name": "pdfjs-like", "version": "5.0.0"},
+            "node_modules/pdfjs-like/worker.mjs": "export const run = () => null;\n",
+        }
+    )
+    with pytest.raises(DiagnosedError) as err:
+        build(root)
+    [d] = err.value.diagnostics
+    assert (d.code, d.line) == ("NB1900", 1)
+    assert (d.hint or "").startswith('"?url" is a Vite import suffix, which this build does not know: import the file')
+
+
 def test_an_import_a_library_does_not_export_names_the_installed_version(make_pkg, build):
     # a library whose new major renamed its API (@tanstack/react-table 9 has no useReactTable)
     root = make_pkg(
