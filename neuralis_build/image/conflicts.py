@@ -112,6 +112,7 @@ def closure_conflicts(
     """Versions side by side, a listed package at another version, peers the host cannot meet, gaps."""
     out: list[Conflict] = []
     by_name: dict[str, dict[str, list[str]]] = {}
+    needers = _needers(closure)
     for path, p in sorted(closure.placed.items()):
         name, version = p.node.package_name, p.node.version
         if path in closure.listed:
@@ -138,10 +139,10 @@ def closure_conflicts(
                     "that package depends on its own copy instead of declaring a peer",
                 )
             )
-        # Who needs this copy: the package that depends on it, and the listed package it sits under.
+        # Who needs this copy: every package that finds it, and the listed package it sits under.
         needer = p.chain[-2] if len(p.chain) > 2 else p.root
-        who = needer if needer == p.root else f"{needer} (under {p.root})"
-        by_name.setdefault(name, {}).setdefault(version, []).append(who)
+        who = needers.get(path) or [needer if needer == p.root else f"{needer} (under {p.root})"]
+        by_name.setdefault(name, {}).setdefault(version, []).extend(who)
     for name, versions in sorted(by_name.items()):
         if len(versions) > 1:
             parts = [f"{v} for {', '.join(sorted(set(needers)))}" for v, needers in sorted(versions.items())]
@@ -218,3 +219,18 @@ def _satisfies(version: str, spec: str) -> bool | None:
         return bool(semantic_version.NpmSpec(spec.strip() or "*").match(semantic_version.Version(version)))
     except ValueError:
         return None
+
+
+def _needers(closure: Closure) -> dict[str, list[str]]:
+    """For each placed path, every package whose dependency resolves to it (``debug`` 2.6.9 for express,
+    body-parser, finalhandler and send), named with the listed package it sits under."""
+    found: dict[str, list[str]] = {}
+    for src, targets in closure.edges.items():
+        placed = closure.placed.get(src)
+        if placed is None:
+            continue
+        name = placed.node.package_name
+        who = name if src in closure.listed else f"{name} (under {placed.root})"
+        for dst in targets.values():
+            found.setdefault(dst, []).append(who)
+    return found

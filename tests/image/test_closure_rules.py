@@ -312,3 +312,28 @@ def test_a_peer_found_at_a_version_its_range_excludes_is_named() -> None:
             "on a version of ajv-keywords whose peer range admits ajv@6.15.0, or on ajv@^8.8.2 yourself",
         )
     ]
+
+
+def test_a_copy_in_a_versions_conflict_names_every_package_that_finds_it() -> None:
+    tree = {
+        "node_modules/app": {
+            "version": "1.0.0",
+            "resolved": "file:.neuralis-tarballs/app.tgz",
+            "integrity": sri(b"app"),
+            "dependencies": {"express": "^4.0.0", "debug": "^4.0.0"},
+        },
+        "node_modules/app/node_modules/express": reg(
+            "express", "4.21.2", dependencies={"debug": "2.6.9", "send": "0.19.0"}
+        ),
+        "node_modules/app/node_modules/express/node_modules/debug": reg("debug", "2.6.9"),
+        "node_modules/app/node_modules/express/node_modules/send": reg(
+            "send", "0.19.0", dependencies={"debug": "2.6.9"}
+        ),
+        "node_modules/app/node_modules/debug": reg("debug", "4.4.0"),
+    }
+    closure = walk(lock_of(tree), [Root("app", "first-party", "host-dependency", 0)], {"react"}, LINUX)
+    [conflict] = closure_conflicts(closure, {"app": "1.0.0"}, frozenset({"react"}), 19, {})
+    assert conflict.message == (
+        "debug is installed at 2 versions (2.6.9 for express (under app), send (under app); 4.4.0 for app): the "
+        "ranges do not meet, so npm nested each version under the package that needs it"
+    )
