@@ -36,6 +36,16 @@ def reg(name: str, version: str, **extra: Any) -> dict[str, Any]:
     }
 
 
+def listed(name: str, **extra: Any) -> dict[str, Any]:
+    """A listed package's lock entry: its tarball, staged by the image build."""
+    return {
+        "version": "1.0.0",
+        "resolved": f"file:.neuralis-tarballs/{name}.tgz",
+        "integrity": sri(name.encode()),
+        **extra,
+    }
+
+
 def lock_of(packages: dict[str, dict[str, Any]], root: dict[str, str] | None = None) -> Any:
     data = {"lockfileVersion": 3, "packages": {"": {"dependencies": root or {}}, **packages}}
     return parse_npm_lock(json.dumps(data), Path("package-lock.json"))
@@ -289,12 +299,7 @@ def test_a_peer_found_at_a_version_its_range_excludes_is_named() -> None:
     """npm (strict-peer-deps off) nests ajv-keywords@5 beside the listed package's own ajv@6 and only warns;
     ajv-keywords then fails when it loads ajv@8's API. The image names it."""
     tree = {
-        "node_modules/app": {
-            "version": "1.0.0",
-            "resolved": "file:.neuralis-tarballs/app.tgz",
-            "integrity": sri(b"app"),
-            "dependencies": {"ajv": "^6.12.6", "ajv-keywords": "^5.1.0", "ok-peer": "^1.0.0"},
-        },
+        "node_modules/app": listed("app", dependencies={"ajv": "^6.12.6", "ajv-keywords": "^5.1.0", "ok-peer": "^1"}),
         "node_modules/app/node_modules/ajv": reg("ajv", "6.15.0"),
         "node_modules/app/node_modules/ajv-keywords": reg("ajv-keywords", "5.1.0", peerDependencies={"ajv": "^8.8.2"}),
         "node_modules/app/node_modules/ok-peer": reg("ok-peer", "1.0.0", peerDependencies={"ajv": "^6.0.0 || ^8"}),
@@ -316,12 +321,7 @@ def test_a_peer_found_at_a_version_its_range_excludes_is_named() -> None:
 
 def test_a_copy_in_a_versions_conflict_names_every_package_that_finds_it() -> None:
     tree = {
-        "node_modules/app": {
-            "version": "1.0.0",
-            "resolved": "file:.neuralis-tarballs/app.tgz",
-            "integrity": sri(b"app"),
-            "dependencies": {"express": "^4.0.0", "debug": "^4.0.0"},
-        },
+        "node_modules/app": listed("app", dependencies={"express": "^4.0.0", "debug": "^4.0.0"}),
         "node_modules/app/node_modules/express": reg(
             "express", "4.21.2", dependencies={"debug": "2.6.9", "send": "0.19.0"}
         ),

@@ -66,14 +66,19 @@ def test_on_a_narrow_terminal_plain_lines_on_a_wide_one_the_table(spec):
     assert "\x1b" not in narrow.replace("\x1b[?25l", "").replace("\x1b[?25h", "") and "⠋" not in narrow
 
 
-def test_format_github_annotates_each_refusal(spec):
-    done = subprocess.run(
+def image_github(cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``neuralis-build image image.toml --out out --format github`` in ``cwd``."""
+    return subprocess.run(
         [CLI, "image", "image.toml", "--out", "out", "--format", "github"],
-        cwd=spec,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=600,
     )
+
+
+def test_format_github_annotates_each_refusal(spec):
+    done = image_github(spec)
     assert done.returncode == 1
     (line,) = done.stdout.splitlines()
     assert line.startswith("::error title=NB1004::acme-bad@1.0.0 (bad.tgz) package.json /neuralis/credentials/0/id: ")
@@ -91,13 +96,7 @@ def test_format_github_annotates_what_the_text_form_flags(tmp_path):
     (as each conflict in the closure and each contested tool name is), not silence."""
     tgz(tmp_path / "post.tgz", manifest(name="acme-post", scripts={"postinstall": "node setup.js"}))
     (tmp_path / "image.toml").write_text('[[packages]]\nsource = "post.tgz"\n')
-    done = subprocess.run(
-        [CLI, "image", "image.toml", "--out", "out", "--format", "github"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = image_github(tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "::warning title=neuralis-build image%3A scripts::install script not run: acme-post@1.0.0 "
