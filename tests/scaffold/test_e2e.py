@@ -75,6 +75,8 @@ def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tm
             assert "::error" not in done.stdout and "::warning" not in done.stdout, done.stdout
         if command == "npm run build" and (pkg / "src/types/neuralis-client.d.ts").is_file():
             _a_wrong_host_call_is_a_type_error(pkg)
+        if command == "npm run build" and (pkg / "src/app/env.d.ts").is_file():
+            _asset_imports_type_check(pkg)
 
     checked = subprocess.run(
         [str(BIN / "neuralis-build"), "check", str(pkg), "--trust", spec.trust, "--format", "json"],
@@ -102,6 +104,28 @@ def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tm
         assert (installed / "dist/app/shared-imports.json").is_file()
     # The npm-script wrapper is the author's, not the package's: it never ships.
     assert not (installed / "scripts").exists()
+
+
+def _asset_imports_type_check(pkg: Path) -> None:
+    """What the build bundles besides code, an author imports without a type error: an SVG, a PNG, a font and a
+    CSS module (the template declared only *.css, and tsc refused import logo from "./logo.svg")."""
+    host = pkg / "src/app/host.tsx"
+    good = host.read_text()
+    extra = {"logo.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>", "Card.module.css": ".title { color: red; }"}
+    for name, text in extra.items():
+        (pkg / "src/app" / name).write_text(text)
+    imports = (
+        'import logo from "./logo.svg";\nimport styles from "./Card.module.css";\n'
+        "export const used: string[] = [logo, styles.title];\n"
+    )
+    host.write_text(imports + good)
+    try:
+        done = subprocess.run(["npx", "tsc"], cwd=pkg, env=_env(), capture_output=True, text=True, timeout=600)
+    finally:
+        host.write_text(good)
+        for name in extra:
+            (pkg / "src/app" / name).unlink()
+    assert done.returncode == 0, done.stdout
 
 
 def _a_wrong_host_call_is_a_type_error(pkg: Path) -> None:

@@ -1,0 +1,115 @@
+"""The templates' scripts/neuralis-build.mjs, which npm scripts run: it stays the parent of neuralis-build, passes
+on a SIGTERM sent to it alone, and stops neuralis-build when npm goes without passing anything on, so
+`npm run dev` (or a watch) never leaves a process behind."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, build_file_tree
+from tests.ui.ui_helpers import HOST_TSX, ui_manifest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("node") is None, reason="needs node")]
+
+WRAPPER = REPO / "templates" / "widget" / "scripts" / "neuralis-build.mjs"
+
+
+def package(tmp_path: Path) -> Path:
+    root = build_file_tree(tmp_path / "pkg", {"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    (root / "scripts").mkdir()
+    shutil.copy(WRAPPER, root / "scripts" / "neuralis-build.mjs")
+    return root
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+
+def watchers(root: Path) -> list[int]:
+    """The pids of `neuralis-build ui --watch` processes on ``root``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"--watch" in argv and str(root).encode() in argv and any(a.endswith(b"neuralis-build") for a in argv):
+                found.append(int(entry.name))
+    return found
+
+
+def wait_until(condition, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_the_templates_share_one_wrapper():
+    for template in ("ui-module", "full"):
+        assert (REPO / "templates" / template / "scripts" / "neuralis-build.mjs").read_bytes() == WRAPPER.read_bytes()
+
+
+def test_a_sigterm_to_the_wrapper_alone_stops_neuralis_build(tmp_path):
+    root = package(tmp_path)
+    proc = subprocess.Popen(
+        ["node", "scripts/neuralis-build.mjs", "ui", "--watch", str(root)],
+        cwd=root,
+        env=env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        while "watching" not in proc.stdout.readline():
+            pass
+        assert len(watchers(root)) == 1
+        proc.send_signal(signal.SIGTERM)  # to the wrapper only, as npm passes on a kill
+        assert proc.wait(timeout=30) == -signal.SIGTERM  # it ends as neuralis-build ended
+        assert wait_until(lambda: not watchers(root))
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        proc.stdout.close()
+
+
+def test_a_wrapper_whose_parent_is_gone_stops_neuralis_build(tmp_path):
+    """npm killed without passing the signal on: the wrapper is left to init, and ends the build itself."""
+    root = package(tmp_path)
+    parent = subprocess.Popen(
+        ["sh", "-c", f'node scripts/neuralis-build.mjs ui --watch "{root}" & wait'],
+        cwd=root,
+        env=env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert parent.stdout is not None
+        while "watching" not in parent.stdout.readline():
+            pass
+        assert len(watchers(root)) == 1
+        parent.kill()  # SIGKILL: nothing is passed on
+        parent.wait(timeout=30)
+        assert wait_until(lambda: not watchers(root))
+    finally:
+        try:
+            os.killpg(parent.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        parent.stdout.close()
