@@ -170,4 +170,10 @@ def register_init(app: typer.Typer) -> None:
             out.print("Nothing was written (--dry-run).")
             return
         write_plan(result.write)
-        out.print("Next: npm install, your build, then neuralis-build check; neuralis update keeps it current.")
+        from neuralis_build.scaffold.templates import get_template
+
+        trust = get_template(result.template).trust
+        out.print(
+            f"Next: npm install, your build, then neuralis-build check --trust {trust}; "
+            "neuralis update keeps it current."
+        )

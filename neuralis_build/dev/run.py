@@ -41,6 +41,11 @@ def run_dev(
     root = options.path.resolve()
     if not root.is_dir():
         raise UsageError(f"{options.path}: not a folder", hint="pass the package folder (the one with package.json)")
+    if not (root / "package.json").is_file():  # a page of nothing, "rebuilt" on every change, helps nobody
+        raise UsageError(
+            f"{options.path}: no package.json here, so there is no package to serve",
+            hint="run neuralis-build dev in the package folder, or create one with neuralis new",
+        )
     runner = esbuild or find_esbuild(root)
     state = DevState()
     session = DevSession(options, state, runner)

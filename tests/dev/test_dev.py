@@ -292,6 +292,12 @@ def test_dev_refuses_a_port_in_use_and_a_missing_folder(tmp_path):
     )
     assert missing.returncode == 2
     assert f"error: {tmp_path / 'nope'}: not a folder" in missing.stderr
+    (tmp_path / "empty").mkdir()
+    empty = subprocess.run(
+        [str(BIN / "neuralis-build"), "dev", str(tmp_path / "empty")], capture_output=True, text=True, timeout=120
+    )
+    assert empty.returncode == 2
+    assert f"error: {tmp_path / 'empty'}: no package.json here, so there is no package to serve" in empty.stderr
 
     root = copy_example("hello-declarative", tmp_path)
     with socket.socket() as taken:

@@ -34,6 +34,8 @@ def test_init_adds_the_block_and_keeps_every_field(tmp_path: Path, new: NewRunne
     pkg = legacy(tmp_path)
     run = new("init", str(pkg), "--template", "ui-module")
     assert run.code == 0, run.err
+    # the next step as it runs: check needs the template's trust
+    assert "then neuralis-build check --trust first-party;" in run.out
     manifest = json.loads((pkg / "package.json").read_text())
     assert list(manifest) == [
         "name",
