@@ -59,9 +59,14 @@ def read_manifest(root: Path) -> tuple[str, dict[str, Any]]:
 
 
 def adopt_manifest(
-    text: str, current: dict[str, Any], template: dict[str, Any], *, force: bool
+    text: str, current: dict[str, Any], template: dict[str, Any], *, force: bool, packed: list[str] | None = None
 ) -> tuple[str, list[str]]:
-    """The author's package.json with the template's block and missing entries added; notes say what was kept."""
+    """The author's package.json with the template's block and missing entries added; notes say what was kept.
+
+    ``packed``: what ``npm pack`` takes from the package today, for a package without ``files``: it gets a
+    ``files`` list of that and the template's outputs, since the template's .gitignore leaves dist/ out, and
+    npm reads .gitignore when nothing else says what to ship.
+    """
     notes: list[str] = []
     merged = dict(current)
     if "neuralis" in current and not force:
@@ -91,8 +96,25 @@ def adopt_manifest(
                 )
         merged[field] = added
     files = current.get("files")
-    if isinstance(files, list) and isinstance(template.get("files"), list):
-        merged["files"] = files + [f for f in template["files"] if f not in files]
+    wanted_files = template.get("files")
+    if isinstance(files, list) and isinstance(wanted_files, list):
+        merged["files"] = files + [f for f in wanted_files if f not in files]
+    elif files is None and isinstance(wanted_files, list) and packed is not None:
+        tops = sorted({p.split("/", 1)[0] for p in packed} - {"package.json"})
+        merged["files"] = [*wanted_files, *(t for t in tops if t not in wanted_files)]
+        notes.append(
+            f'added "files": the template\'s outputs ({", ".join(wanted_files)}) and what npm packed before '
+            f"({', '.join(tops) or 'nothing else'}), since the template's .gitignore leaves dist/ out of the tarball"
+        )
+    own_type, wanted_type = current.get("type"), template.get("type")
+    block = template.get("neuralis")
+    server_side = isinstance(block, dict) and ("events" in block or "routes" in block)
+    if wanted_type == "module" and own_type not in (None, "module") and server_side:
+        notes.append(
+            f'kept your "type": {json.dumps(own_type)}; the template compiles events and routes to ES modules '
+            '(dist/**/*.js), which Node loads only with "type": "module": set it, once your own .js files are ES '
+            "modules (or rename them .cjs)"
+        )
     return dump_json_like(merged, text), notes
 
 
@@ -129,7 +151,8 @@ def plan_adopt(
     for f in render_package(template, answers):
         dest = root / f.path
         if f.path == MANIFEST:
-            merged, kept = adopt_manifest(text, current, json.loads(f.content), force=force)
+            packed = _packed_today(root, current) if "files" not in current else None
+            merged, kept = adopt_manifest(text, current, json.loads(f.content), force=force, packed=packed)
             files.append(PlannedFile(MANIFEST, merged.encode("utf-8")))
             marks[MANIFEST], notes = "merge", kept
         elif not dest.exists():
@@ -144,3 +167,14 @@ def plan_adopt(
             marks[f.path] = "kept yours"
     write = plan_write(root, files, force=True)
     return AdoptPlan(name, template.name, write, marks, tuple(notes))
+
+
+def _packed_today(root: Path, manifest: dict[str, Any]) -> list[str] | None:
+    """What ``npm pack`` takes from the package as it is, or None when that cannot be listed."""
+    from neuralis_build.errors import NeuralisError
+    from neuralis_build.pack.packlist import packlist
+
+    try:
+        return packlist(root, manifest)
+    except NeuralisError:
+        return None

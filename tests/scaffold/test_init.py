@@ -124,3 +124,22 @@ def test_init_refuses_a_package_json_nested_past_what_it_reads(tmp_path: Path, n
     assert run.code == 1
     assert "package.json: not readable as JSON (arrays and objects nest more than 64 levels deep here)" in run.err
     assert "internal error" not in run.err and sorted(p.name for p in pkg.iterdir()) == ["package.json"]
+
+
+def test_init_gives_a_package_without_files_one_that_ships_the_build(tmp_path: Path, new: NewRunner) -> None:
+    """npm init writes no "files", so npm reads .gitignore, and the template's leaves dist/ out: the package could
+    not be packed. init lists the template's outputs and what npm packed before; a CommonJS package is told that
+    compiled events need "type": "module"."""
+    pkg = tmp_path / "plain"
+    pkg.mkdir()
+    plain = {"name": "plain", "version": "1.0.0", "main": "index.js", "type": "commonjs", "license": "ISC"}
+    (pkg / "package.json").write_text(json.dumps(plain, indent=2) + "\n")
+    (pkg / "index.js").write_text("module.exports = 1;\n")
+    (pkg / "notes.md").write_text("# notes\n")
+    run = new("init", str(pkg), "--template", "full")
+    assert run.code == 0, run.err
+    manifest = json.loads((pkg / "package.json").read_text())
+    assert manifest["files"] == ["app", "dist", "tools", "index.js", "notes.md"]
+    assert manifest["type"] == "commonjs"  # the author's to change
+    assert 'note: added "files": the template\'s outputs (app, dist, tools) and what npm packed before' in run.err
+    assert 'kept your "type": "commonjs"; the template compiles events and routes to ES modules' in run.err
