@@ -35,9 +35,6 @@ def run_dev(
     ``on_ready(url)`` is called once the page is served and the watcher is live; ``on_report`` after
     every build. The server, the live connections and the shared modules' folder end with the call.
     """
-    import logging
-
-    logging.getLogger("watchfiles").setLevel(logging.ERROR)  # its "stopping watch" on Ctrl-C is ours to say
     root = options.path.resolve()
     if not root.is_dir():
         raise UsageError(f"{options.path}: not a folder", hint="pass the package folder (the one with package.json)")

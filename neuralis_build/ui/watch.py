@@ -101,8 +101,11 @@ def changes_under(
     ``on_ready`` is called once the watcher is live; the batches end on Ctrl-C or ``stop_event``.
     ``ui --watch`` and the dev page both rebuild from these batches.
     """
+    import logging
+
     import watchfiles
 
+    logging.getLogger("watchfiles").setLevel(logging.ERROR)  # its "KeyboardInterrupt caught" on Ctrl-C is ours to say
     # watchfiles' default filter already leaves out node_modules, .git and editors' swap files
     watch_filter = watchfiles.DefaultFilter(ignore_paths=[str(root / "dist")])
     ready = False
