@@ -4,12 +4,14 @@ on a SIGTERM sent to it alone, and stops neuralis-build when npm goes without pa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -61,10 +63,11 @@ def test_the_templates_share_one_wrapper():
         assert (REPO / "templates" / template / "scripts" / "neuralis-build.mjs").read_bytes() == WRAPPER.read_bytes()
 
 
-def test_a_sigterm_to_the_wrapper_alone_stops_neuralis_build(tmp_path):
-    root = package(tmp_path)
+@contextlib.contextmanager
+def watching(root: Path, command: list[str]) -> Iterator[subprocess.Popen[str]]:
+    """``command`` in its own session, once its `ui --watch` says it is watching; its group is killed after."""
     proc = subprocess.Popen(
-        ["node", "scripts/neuralis-build.mjs", "ui", "--watch", str(root)],
+        command,
         cwd=root,
         env=env(),
         stdout=subprocess.PIPE,
@@ -77,39 +80,29 @@ def test_a_sigterm_to_the_wrapper_alone_stops_neuralis_build(tmp_path):
         while "watching" not in proc.stdout.readline():
             pass
         assert len(watchers(root)) == 1
+        yield proc
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def test_a_sigterm_to_the_wrapper_alone_stops_neuralis_build(tmp_path):
+    root = package(tmp_path)
+    with watching(root, ["node", "scripts/neuralis-build.mjs", "ui", "--watch", str(root)]) as proc:
         proc.send_signal(signal.SIGTERM)  # to the wrapper only, as npm passes on a kill
         assert proc.wait(timeout=30) == -signal.SIGTERM  # it ends as neuralis-build ended
         assert wait_until(lambda: not watchers(root))
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        proc.stdout.close()
 
 
 def test_a_wrapper_whose_parent_is_gone_stops_neuralis_build(tmp_path):
     """npm killed without passing the signal on: the wrapper is left to init, and ends the build itself."""
     root = package(tmp_path)
-    parent = subprocess.Popen(
-        ["sh", "-c", f'node scripts/neuralis-build.mjs ui --watch "{root}" & wait'],
-        cwd=root,
-        env=env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        assert parent.stdout is not None
-        while "watching" not in parent.stdout.readline():
-            pass
-        assert len(watchers(root)) == 1
+    with watching(root, ["sh", "-c", f'node scripts/neuralis-build.mjs ui --watch "{root}" & wait']) as parent:
         parent.kill()  # SIGKILL: nothing is passed on
         parent.wait(timeout=30)
         assert wait_until(lambda: not watchers(root))
-    finally:
-        try:
-            os.killpg(parent.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        parent.stdout.close()
