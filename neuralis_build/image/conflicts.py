@@ -112,7 +112,7 @@ def closure_conflicts(
     """Versions side by side, a listed package at another version, peers the host cannot meet, gaps."""
     out: list[Conflict] = []
     by_name: dict[str, dict[str, list[str]]] = {}
-    needers = _needers(closure)
+    finders = _finders(closure)
     for path, p in sorted(closure.placed.items()):
         name, version = p.node.package_name, p.node.version
         if path in closure.listed:
@@ -139,10 +139,8 @@ def closure_conflicts(
                     "that package depends on its own copy instead of declaring a peer",
                 )
             )
-        # Who needs this copy: every package that finds it, and the listed package it sits under.
-        needer = p.chain[-2] if len(p.chain) > 2 else p.root
-        who = needers.get(path) or [needer if needer == p.root else f"{needer} (under {p.root})"]
-        by_name.setdefault(name, {}).setdefault(version, []).extend(who)
+        # Who needs this copy: every package that finds it (the walk placed it through one of their edges).
+        by_name.setdefault(name, {}).setdefault(version, []).extend(finders[path])
     for name, versions in sorted(by_name.items()):
         if len(versions) > 1:
             parts = [f"{v} for {', '.join(sorted(set(needers)))}" for v, needers in sorted(versions.items())]
@@ -221,7 +219,7 @@ def _satisfies(version: str, spec: str) -> bool | None:
         return None
 
 
-def _needers(closure: Closure) -> dict[str, list[str]]:
+def _finders(closure: Closure) -> dict[str, list[str]]:
     """For each placed path, every package whose dependency resolves to it (``debug`` 2.6.9 for express,
     body-parser, finalhandler and send), named with the listed package it sits under."""
     found: dict[str, list[str]] = {}

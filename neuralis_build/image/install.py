@@ -12,8 +12,7 @@ from neuralis_build.errors import SubprocessError
 from neuralis_build.image.extract import Entry, write_entries
 from neuralis_build.npmname import name_problems
 from neuralis_build.process import run, which
-from neuralis_build.regularfile import read_regular
-from neuralis_build.strictjson import parse
+from neuralis_build.ui.resolve import read_manifest
 
 NODE_MODULES = "node_modules"
 
@@ -51,10 +50,10 @@ def bundled_folders(root: Path, manifest: dict[str, Any]) -> list[str]:
         if folder in found or name_problems(name) or not package_dir(root, name).joinpath("package.json").is_file():
             continue
         found.append(folder)
-        try:  # a bundled package.json is the tarball's to say: read it bounded, as every package.json
-            deps = parse(read_regular(package_dir(root, name) / "package.json").decode("utf-8-sig")).get("dependencies")
-        except (OSError, ValueError, AttributeError):
-            deps = None  # kept as a folder all the same; reading its facts refuses it (materialize.read_manifest)
+        # read bounded, as every package.json; an unreadable one is kept as a folder all the same, and reading
+        # its facts refuses it (materialize.read_manifest)
+        bundled = read_manifest(package_dir(root, name))
+        deps = bundled.get("dependencies") if bundled is not None else None
         queue.extend(str(d) for d in (deps if isinstance(deps, dict) else {}))
     return found
 

@@ -16,19 +16,15 @@ import os
 from pathlib import Path
 
 from neuralis_build.errors import NeuralisError, UsageError, UserError
+from neuralis_build.pack.walker import IGNORE_FILES
 from neuralis_build.process import run, which
 from neuralis_build.regularfile import read_regular
-from neuralis_build.strictjson import parse
-
-IGNORE_FILES = (".npmignore", ".gitignore")
+from neuralis_build.ui.resolve import read_manifest
 
 
 def _declares_workspaces(folder: Path) -> bool:
-    try:
-        data = parse(read_regular(folder / "package.json").decode("utf-8-sig"))
-    except (OSError, ValueError):
-        return False  # npm's read-package-json-fast fails on it too, and npm moves on to the next folder up
-    return isinstance(data, dict) and "workspaces" in data
+    manifest = read_manifest(folder)  # None when unreadable: npm's read-package-json-fast fails and moves on up
+    return manifest is not None and "workspaces" in manifest
 
 
 def workspace_root(member: Path) -> Path | None:

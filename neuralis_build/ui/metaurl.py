@@ -148,11 +148,12 @@ def _rel(root: Path, path: Path) -> str:
 
 def _package_named(root: Path, literal: str) -> str | None:
     """The installed package a bare name starts with (``pdfjs-dist/build/x.mjs``), or None."""
+    from neuralis_build.ui.resolve import package_name_of
+
     if literal.startswith("."):
         return None
-    parts = literal.split("/")
-    name = "/".join(parts[:2]) if parts[0].startswith("@") else parts[0]
-    return name if len(parts) > (2 if name.startswith("@") else 1) and (root / "node_modules" / name).is_dir() else None
+    name = package_name_of(literal)
+    return name if literal.startswith(name + "/") and (root / "node_modules" / name).is_dir() else None
 
 
 def _diagnostic(
