@@ -1,26 +1,23 @@
-"""Bench: `neuralis-build ui` against esbuild alone on the same generated package, alternating.
+"""Bench: `neuralis-build ui` against esbuild alone and Vite's library build on the same package, alternating.
 
-Run: .venv/bin/python bench/ui_bench.py [--small 3] [--large 900] [--rounds 15] [--no-vite] [--parts]
+Run: .venv/bin/python bench/ui_bench.py [--small 3] [--large 800] [--rounds 15] [--no-vite] [--parts] [--watch]
 
 esbuild alone and neuralis-build do the same bundling job (same entry, flags, externals, tsconfig
 and metafile); the difference is what neuralis-build adds: start-up, reading the package, resolving
 node_modules, judging the metafile, writing the record and swapping dist/app/ in. Vite's library
 mode (bench/peer, pinned, externals set the same way) is what an author would otherwise pick.
-neuralis-build runs two ways: cold (NEURALIS_BUILD_SERVER=0: a fresh interpreter imports everything,
-as in CI) and served (the warm build server, neuralis_build/warm, which `ui` uses from a terminal: the
-console script hands the build to a worker whose imports are done). Prints medians, the fixed overhead
-of each over esbuild alone and the ratios, for a small and a large package. ``--parts`` also times where
-the fixed overhead goes: a bare interpreter, the same ended with ``os._exit`` as ``ui`` ends (the floor
-of any command written in Python), pip's console_scripts wrapper's ``import re`` (what launcher/neuralis-build
-saves), the standard library the cold build cannot do without (re, json, pathlib, subprocess), and every
-import of the ui fast path.
+Prints medians, the fixed overhead over esbuild alone, the ratio to esbuild and to Vite (the aim: at
+most 0.6x Vite's build), for a small and a large package. ``--parts`` also times where the fixed
+overhead goes: a bare interpreter, typer's import, and every import of a ui build.
+``--watch`` times a rebuild instead: ``ui --watch`` running, one source file edited, the build time
+the watch loop reports, against esbuild's own incremental rebuild of the same change (its JS API,
+``context.rebuild()``, bench/peer's pinned esbuild).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -161,7 +158,7 @@ def generate(root: Path, modules: int) -> None:
     (root / "tsconfig.json").write_text(json.dumps({"compilerOptions": {"jsx": "react-jsx", "strict": True}}))
 
 
-def esbuild_alone_args(root: Path) -> list[str]:
+def esbuild_alone_args(root: Path, mode: str = "production") -> list[str]:
     """The exact esbuild command line the build runs, writing beside it instead of into dist/app."""
     from neuralis_build.hostprofile import default_host_profile
     from neuralis_build.ui.build import esbuild_args
@@ -172,7 +169,15 @@ def esbuild_alone_args(root: Path) -> list[str]:
     work.mkdir()
     tsconfig = write_tsconfig(root, work, "src/app/host.tsx")
     externals = sorted({package_name_of(m) for m in default_host_profile().shared_modules})
-    args = esbuild_args("src/app/host.tsx", "esbuild-alone/out", tsconfig, externals, minify=False, sourcemap=False)
+    args = esbuild_args(
+        "src/app/host.tsx",
+        "esbuild-alone/out",
+        tsconfig,
+        externals,
+        minify=False,
+        sourcemap=False,
+        mode=mode,  # type: ignore[arg-type]
+    )
     return [*args, f"--metafile={work / 'meta.json'}", *LOG_FLAGS]
 
 
@@ -205,20 +210,18 @@ def vite_command(root: Path) -> list[str] | None:
     return ["node", str(vite), "build", "--config", str(root / "vite.config.mjs")]
 
 
-def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+def timed(cmd: list[str], cwd: Path) -> float:
     started = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, env=env)
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - started
 
 
 PARTS = {
     "python -c pass": "pass",
-    "python, os._exit": "import os; os._exit(0)",
-    "python + import re": "import re, os; os._exit(0)",
-    "python + stdlib floor": "import re, json, pathlib, subprocess",
-    "python + ui imports": "import neuralis_build.cli.entry, neuralis_build.cli.ui_run, neuralis_build.ui.run",
+    "python + import typer": "import typer",
+    "python + ui imports": "import neuralis_build.cli.build, neuralis_build.ui.run",
 }
-"""Where the fixed cost goes (--parts): the interpreter, the standard library the build needs, all its imports."""
+"""Where the fixed cost goes (--parts): the interpreter, typer, all the imports of a ui build."""
 
 
 def measure(modules: int, rounds: int, with_vite: bool, parts: bool = False) -> None:
@@ -227,67 +230,131 @@ def measure(modules: int, rounds: int, with_vite: bool, parts: bool = False) -> 
     esbuild = find_esbuild()
     cli = str(Path(sys.executable).parent / "neuralis-build")
     root = Path(tempfile.mkdtemp(prefix="neuralis-ui-bench-"))
-    servers = tempfile.mkdtemp(prefix="nbb-", dir="/tmp")  # a server of the bench's own, in a short private path
-    cold = {**os.environ, "NEURALIS_BUILD_SERVER": "0"}
-    served = {**os.environ, "NEURALIS_BUILD_SERVER": "1", "NEURALIS_BUILD_SERVER_DIR": servers}
     try:
         generate(root, modules)
         alone = [str(esbuild.path), *esbuild_alone_args(root)]
-        ours = [cli, "ui", "."]
         vite = vite_command(root) if with_vite else None
-        sides: list[tuple[str, list[str], dict[str, str] | None]] = [
-            ("esbuild alone", alone, None),
-            ("neuralis-build ui", ours, cold),
-            ("ui, served", ours, served),
-        ]
+        sides: list[tuple[str, list[str]]] = [("esbuild alone", alone), ("neuralis-build ui", [cli, "ui", "."])]
         if vite:
-            sides.append(("vite build (lib)", vite, None))
+            sides.append(("vite build (lib)", vite))
         if parts:
-            sides += [(name, [sys.executable, "-c", code], None) for name, code in PARTS.items()]
-        for _, cmd, env in sides:
-            timed(cmd, root, env)  # warm the file cache and every binary (and start the server)
-        wait_for_server(cli, served)
-        times: dict[str, list[float]] = {name: [] for name, _, _ in sides}
+            sides += [(name, [sys.executable, "-c", code]) for name, code in PARTS.items()]
+        for _, cmd in sides:
+            timed(cmd, root)  # warm the file cache and every binary
+        times: dict[str, list[float]] = {name: [] for name, _ in sides}
         for _ in range(rounds):
-            for name, cmd, env in sides:
-                times[name].append(timed(cmd, root, env))
+            for name, cmd in sides:
+                times[name].append(timed(cmd, root))
         size = (root / "dist" / "app" / "host.js").stat().st_size / 1e6
         print(f"input: {modules} TSX modules, bundle {size:.2f} MB, {rounds} rounds alternating")
         med = {name: statistics.median(t) for name, t in times.items()}
         for name, t in times.items():
             print(f"  {name:<22} median {med[name] * 1000:8.1f} ms  (min {min(t) * 1000:.1f})")
-        a, o, w = med["esbuild alone"], med["neuralis-build ui"], med["ui, served"]
-        print(f"  cold - esbuild alone: {(o - a) * 1000:.1f} ms fixed overhead; ratio {o / a:.3f}")
-        print(f"  served - esbuild alone: {(w - a) * 1000:.1f} ms fixed overhead; ratio {w / a:.3f}")
-        if parts:
-            floor = med["python, os._exit"]
-            print(f"  served - esbuild alone - (python, os._exit): {(w - a - floor) * 1000:.1f} ms ours")
+        a, o = med["esbuild alone"], med["neuralis-build ui"]
+        print(f"  ui - esbuild alone: {(o - a) * 1000:.1f} ms fixed overhead; ratio {o / a:.3f}")
         if "vite build (lib)" in med:
-            v = med["vite build (lib)"]
-            print(f"  vite build (lib) / ours: {v / o:.2f}x cold, {v / w:.2f}x served")
+            print(f"  ui / vite build (lib): {o / med['vite build (lib)']:.2f} (aim: at most 0.6)")
     finally:
-        subprocess.run([cli, "server", "stop"], env=served, stdout=subprocess.DEVNULL)
         shutil.rmtree(root, ignore_errors=True)
-        shutil.rmtree(servers, ignore_errors=True)
 
 
-def wait_for_server(cli: str, env: dict[str, str]) -> None:
-    """The served side is timed against a server that answers (the warm-up run started it)."""
-    for _ in range(200):
-        done = subprocess.run([cli, "server", "--format", "json"], env=env, capture_output=True, text=True)
-        if json.loads(done.stdout)["running"]:
+REBUILD = """\
+// esbuild's own incremental rebuild of one edit: the same options as the CLI run, a context, rebuild() timed.
+const esbuild = require(process.argv[2]);
+const fs = require("fs");
+const [root, rounds, file, ...args] = process.argv.slice(3);
+process.chdir(root);
+const opts = { absWorkingDir: root, bundle: true, write: true, logLevel: "silent", metafile: true };
+(async () => {
+  const ctx = await esbuild.context({ ...opts, ...fromArgs(args) });
+  await ctx.rebuild();
+  const times = [];
+  for (let i = 0; i < Number(rounds); i++) {
+    fs.appendFileSync(file, `\nexport const edit${i} = ${i};\n`);
+    const t0 = process.hrtime.bigint();
+    await ctx.rebuild();
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  await ctx.dispose();
+  console.log(JSON.stringify(times));
+})();
+function fromArgs(args) {  // the CLI flags the build passes (--name, --name=v, --name:sub=v), as JS API options
+  const o = { entryPoints: [], external: [], loader: {}, define: {} };
+  for (const a of args) {
+    if (!a.startsWith("--")) { o.entryPoints.push(a); continue; }
+    const [, name, sub, value] = /^--([a-z-]+)(?::([^=]*))?(?:=(.*))?$/s.exec(a);
+    const key = name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+    if (key === "external") o.external.push(sub);
+    else if (key === "loader" || key === "define") o[key][sub] = value;
+    else o[key] = value === undefined ? true : value;
+  }
+  return o;
+}
+"""
+
+
+def measure_rebuild(modules: int, rounds: int) -> None:
+    """One edit, rebuilt: the time ``ui --watch`` reports for its build against esbuild's ``rebuild()``."""
+    import re
+
+    cli = str(Path(sys.executable).parent / "neuralis-build")
+    root = Path(tempfile.mkdtemp(prefix="neuralis-ui-rebuild-"))
+    edited = root / "src" / "app" / "parts" / "w0.tsx"
+    try:
+        generate(root, modules)
+        esbuild_js = PEER / "node_modules" / "esbuild"
+        if vite_command(root) is None or not esbuild_js.is_dir():
+            print("esbuild's JS API (bench/peer) is not installed: rebuild left out")
             return
-        time.sleep(0.05)
-    raise SystemExit("the warm build server did not start")
+        script = root / "rebuild.cjs"
+        script.write_text(REBUILD)
+        skip = ("--metafile", "--log", "--color")
+        args = [a for a in esbuild_alone_args(root, "development") if not a.startswith(skip)]
+        copy = root / "w0.tsx.orig"
+        copy.write_bytes(edited.read_bytes())
+        done = subprocess.run(
+            ["node", str(script), str(esbuild_js), str(root), str(rounds), str(edited), *args],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"esbuild's rebuild failed: {done.stderr}")
+        theirs = json.loads(done.stdout)
+        edited.write_bytes(copy.read_bytes())
+        ours: list[float] = []
+        with subprocess.Popen(
+            [cli, "ui", "--watch", "."], cwd=root, stdout=subprocess.PIPE, text=True, bufsize=1
+        ) as proc:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()  # the first build
+            while "watching" not in line:
+                line = proc.stdout.readline()
+            for i in range(rounds):
+                with edited.open("a") as f:
+                    f.write(f"\nexport const edit{i} = {i};\n")
+                line = proc.stdout.readline()
+                found = re.search(r" in (\d+) ms$", line.strip())
+                if found is None:
+                    raise SystemExit(f"ui --watch said: {line!r}")
+                ours.append(float(found[1]))
+            proc.terminate()
+        m_ours, m_theirs = statistics.median(ours), statistics.median(theirs)
+        print(f"rebuild after one edit: {modules} TSX modules, {rounds} edits")
+        print(f"  esbuild rebuild()       median {m_theirs:8.1f} ms  (min {min(theirs):.1f})")
+        print(f"  ui --watch rebuild      median {m_ours:8.1f} ms  (min {min(ours):.1f})")
+        print(f"  ratio {m_ours / m_theirs:.2f}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", type=int, default=3, help="modules of the small package")
-    parser.add_argument("--large", type=int, default=900, help="modules of the large package")
+    parser.add_argument("--large", type=int, default=800, help="modules of the large package")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--no-vite", action="store_true", help="skip Vite's library mode")
-    parser.add_argument("--parts", action="store_true", help="also time the interpreter, the stdlib and the imports")
+    parser.add_argument("--parts", action="store_true", help="also time the interpreter, typer and the imports")
+    parser.add_argument("--watch", action="store_true", help="time a rebuild in ui --watch against esbuild's")
     opts = parser.parse_args()
     # A wheel install has its bytecode compiled; an editable checkout run with PYTHONDONTWRITEBYTECODE
     # would otherwise compile every module on every run and time the compiler, not the build.
@@ -295,7 +362,10 @@ def main() -> int:
         [sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "neuralis_build")]
     )
     for modules in (opts.small, opts.large):
-        measure(modules, opts.rounds, not opts.no_vite, opts.parts)
+        if opts.watch:
+            measure_rebuild(modules, opts.rounds)
+        else:
+            measure(modules, opts.rounds, not opts.no_vite, opts.parts)
     return 0
 
 

@@ -1,5 +1,5 @@
 """`python -m neuralis_build` runs `neuralis-build`."""
 
-from neuralis_build.cli.entry import console
+from neuralis_build.cli.build import main
 
-console()
+raise SystemExit(main())

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from neuralis_build.frozen import field, frozen
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Literal
 
@@ -29,7 +28,7 @@ UI_ENTRY_CANDIDATES = ("src/app/host.tsx", "src/app/host.ts", "src/app/host.jsx"
 SURFACE_KINDS = ("widget", "card", "dock")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ContractFile:
     """A file the directory contract discovered: its kind, entry name and package-relative path."""
 
@@ -38,7 +37,7 @@ class ContractFile:
     path: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Contract:
     """Everything discovered under a package root, by kind and then by entry name."""
 

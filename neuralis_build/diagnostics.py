@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from neuralis_build.frozen import frozen, replace
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Literal, TypedDict
 
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
         column: int | None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Code:
     """A stable diagnostic code (``NB0402``) with a short slug that names the rule."""
 
@@ -47,7 +46,7 @@ def code(id: str, slug: str, summary: str) -> Code:
     return new
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding: a severity, a stable code, a file, an RFC 6901 pointer, a message and a hint."""
 

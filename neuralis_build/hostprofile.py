@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.errors import UsageError
-from neuralis_build.frozen import frozen
 from neuralis_build.regularfile import read_regular
 from neuralis_build.strictjson import JSONRefused, describe, parse
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class HostProfile:
     """What the host provides: its API version, React major, shared modules, tools and config keys."""
 

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.contract import Contract, discover
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, UsageError
-from neuralis_build.frozen import field, frozen, replace
 from neuralis_build.jsonpointer import SourceMap
 from neuralis_build.limits import MAX_JSON_DEPTH
 from neuralis_build.regularfile import NotRegularFile, read_regular
 from neuralis_build.strictjson import JSONProblem, JSONRefused, parse, position
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
@@ -37,7 +37,7 @@ NB0008 = code("NB0008", "manifest-number-range", "a number of package.json does 
 _PROBLEM_CODES = {"syntax": NB0002, "depth": NB0006, "surrogate": NB0007, "number": NB0008}
 
 
-@frozen(eq=False)
+@dataclass(frozen=True, eq=False)  # no slots: the contract is a cached_property
 class Package:
     """A package folder: its raw and parsed package.json, where each value sits, and its contract files."""
 

@@ -14,15 +14,14 @@ import os
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
-from neuralis_build.frozen import frozen
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Completed:
     """A program that ran to its end: the command, its exit code and what it printed (bytes, decoded on use)."""
 

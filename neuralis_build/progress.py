@@ -2,7 +2,7 @@
 
 The library never prints; code that may take long (the first esbuild fetch) wraps itself in
 ``step(...)``. Whoever runs the library listens with ``listening(...)`` (the CLI shows a line or a
-spinner on stderr); with nobody listening a step costs nothing. Kept tiny: ``ui``'s fast path loads it.
+spinner on stderr); with nobody listening a step costs nothing. Kept tiny: every build loads it.
 """
 
 from __future__ import annotations

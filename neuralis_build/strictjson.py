@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from neuralis_build.frozen import frozen
 from neuralis_build.jsonpointer import SourceMap, first_too_deep, join
 from neuralis_build.limits import MAX_JSON_DEPTH
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any, Literal
 
@@ -32,7 +32,7 @@ _MAX_DOUBLE = sys.float_info.max
 _REPORTED = 10  # a document full of bad values gets its first ten named, not ten thousand
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class JSONProblem:
     """One reason a JSON text is refused: where (a pointer, or a character offset) and why."""
 

@@ -16,15 +16,19 @@ from neuralis_build.check import check_path
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.trust import Trust
 
-# No test hands its `ui` to a warm build server or starts one (tests/ui/test_warm.py does, in a folder of its
-# own): a server of the developer's, or one a test on a pseudo-terminal would start, must not serve the suite.
-os.environ["NEURALIS_BUILD_SERVER"] = "0"
-
 # A suite started in the background of a script (`.ci/run &`) inherits SIGINT ignored, and so would every
-# command it starts: `ui --watch`, `dev` and the warm server's callers would then not stop on the Ctrl-C the
+# command it starts: `ui --watch` and `dev` would then not stop on the Ctrl-C the
 # tests send them. A handler (unlike an ignore) is reset to the default in a child at exec.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Chromium and verdaccio groups are the slow ones: ``-m "not slow"`` leaves them out with the wheel's."""
+    for item in items:
+        if item.get_closest_marker("browser") or item.get_closest_marker("registry"):
+            item.add_marker(pytest.mark.slow)
+
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "example-packages"

@@ -156,7 +156,7 @@ def _complete(words: str, cword: int, prog: str = "neuralis-build") -> list[str]
 def test_shell_completion():
     assert _complete("neuralis-build ch", 1) == ["check"]
     assert _complete("neuralis-build check --trust ", 3) == ["first-party", "trusted", "untrusted"]
-    assert _complete("neuralis-build ui --wa", 2) == ["--watch"]  # not taken by ui's fast path
+    assert _complete("neuralis-build ui --wa", 2) == ["--watch"]
     assert _complete("neuralis n", 1, prog="neuralis") == ["new"]
     script = subprocess.run(
         [str(BIN / "neuralis-build"), "--show-completion", "bash"], capture_output=True, text=True, timeout=120

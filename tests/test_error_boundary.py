@@ -1,5 +1,5 @@
-"""One error boundary for every console entry point (issue 11): neuralis-build through typer and through
-ui's fast path, neuralis, and python -m neuralis_build. User errors exit 1 or 2 with a message; an
+"""One error boundary for every console entry point (issue 11): neuralis-build (every command, ui included, through
+typer), neuralis, and python -m neuralis_build. User errors exit 1 or 2 with a message; an
 environment error (an OSError) exits 2 naming the path; anything else is an "internal error" (exit 2),
 with the traceback only under --verbose."""
 
@@ -8,12 +8,11 @@ from __future__ import annotations
 import runpy
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from neuralis_build import __version__
-from neuralis_build.cli import entry, new
+from neuralis_build.cli import build, new
 from tests.conftest import build_file_tree, manifest
 
 Main = Callable[[list[str]], int]
@@ -42,8 +41,8 @@ def no_space(*args: object, **kwargs: object) -> None:
 
 # (entry point, arguments, the library function the command calls, to break)
 ENTRIES = [
-    ("neuralis-build (typer)", entry.main, ["check", ".", "--trust", "untrusted"], "neuralis_build.check.check_path"),
-    ("neuralis-build ui (fast path)", entry.main, ["ui", "."], "neuralis_build.ui.run.build_path"),
+    ("neuralis-build", build.main, ["check", ".", "--trust", "untrusted"], "neuralis_build.check.check_path"),
+    ("neuralis-build ui", build.main, ["ui", "."], "neuralis_build.ui.run.build_path"),
     ("neuralis", new.main, ["new", "acme-x", "--no-input", "--dry-run"], "neuralis_build.scaffold.create.plan"),
     (
         "python -m neuralis_build",
@@ -115,10 +114,10 @@ def test_an_oserror_is_the_machines_state_exit_2_naming_the_path(
 @pytest.mark.parametrize(
     ("main", "args", "code", "first"),
     [
-        (entry.main, ["check", "nope", "--trust", "untrusted"], 2, "error: nope: no such folder"),
-        (entry.main, ["ui", "nope"], 2, "error: nope: no such folder"),
-        (entry.main, ["ui", "plain"], 1, "error: nothing to bundle: the package has no UI module entry"),
-        (entry.main, ["check", "--trust", "nobody"], 2, "Usage: neuralis-build check [OPTIONS] [PATH]..."),
+        (build.main, ["check", "nope", "--trust", "untrusted"], 2, "error: nope: no such folder"),
+        (build.main, ["ui", "nope"], 2, "error: nope: no such folder"),
+        (build.main, ["ui", "plain"], 1, "error: nothing to bundle: the package has no UI module entry"),
+        (build.main, ["check", "--trust", "nobody"], 2, "Usage: neuralis-build check [OPTIONS] [PATH]..."),
         (new.main, ["new", "Acme Reports", "--no-input"], 1, 'error: "Acme Reports" is not a valid package name'),
         (module_main, ["pack", "nope", "--trust", "first-party"], 2, "error: nope: no such folder"),
     ],
@@ -147,17 +146,17 @@ def test_ctrl_c_exits_130_saying_so(label, main, args, target, monkeypatch, caps
     assert capsys.readouterr().err == "interrupted\n"
 
 
-def test_the_fast_path_reports_in_json_too(monkeypatch, capsys, tmp_path):
+def test_ui_reports_in_json_too(monkeypatch, capsys, tmp_path):
     monkeypatch.chdir(tmp_path)
     build_file_tree(tmp_path / "plain", {"package.json": manifest()})
     import json
 
-    assert entry.main(["ui", "plain", "--format", "json"]) == 1
+    assert build.main(["ui", "plain", "--format", "json"]) == 1
     (element,) = json.loads(capsys.readouterr().out)
     assert element["path"] == "plain"
     assert (element["error"]["kind"], element["error"]["diagnostics"][0]["code"]) == ("input", "NB1902")
     break_it(monkeypatch, "neuralis_build.ui.run.build_path", boom)
-    assert entry.main(["ui", "plain", "-f", "json"]) == 2
+    assert build.main(["ui", "plain", "-f", "json"]) == 2
     (element,) = json.loads(capsys.readouterr().out)
     assert element == {
         "path": None,
@@ -176,4 +175,3 @@ def test_the_fast_path_reports_in_json_too(monkeypatch, capsys, tmp_path):
 def test_python_m_is_the_same_program(capsys):
     assert module_main(["--version"]) == 0
     assert capsys.readouterr().out == f"neuralis-build {__version__}\n"
-    assert Path(entry.__file__).name == "entry.py"

@@ -1,11 +1,11 @@
 """The one error boundary of every console entry point: exit codes, messages, and tracebacks only with --verbose.
 
 pypa/build's ``_handle_build_error`` is the model: everything runs inside ``guarded``, which maps what
-escapes to an exit code in one place. ``neuralis-build`` (typer's path and ``ui``'s fast path) and
-``neuralis`` all go through it. A user error exits 1 or 2 with its message (and its diagnostics); an
+escapes to an exit code in one place. ``neuralis-build`` and
+``neuralis`` both go through it. A user error exits 1 or 2 with its message (and its diagnostics); an
 OSError is the machine's state (a path, a permission, a full disk), exit 2; anything else is a bug:
 "internal error", exit 2, with the traceback only under ``--verbose``. A reader that stops early
-(``| head``) ends the run quietly with 0. Nothing heavy is imported here: ``ui``'s fast path loads it.
+(``| head``) ends the run quietly with 0. Nothing heavy is imported here: every command loads it.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from neuralis_build.errors import DiagnosedError, NeuralisError, SubprocessError, ToolMissingError
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any, Literal, TypedDict
 

@@ -15,7 +15,6 @@ from neuralis_build.cli import (
     explain_cmd,
     image_cmd,
     pack_cmd,
-    server_cmd,
     ui_cmd,
 )
 
@@ -121,7 +120,7 @@ def schema() -> None:
     boundary.print_json(manifest_schema())
 
 
-for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, doctor_cmd, explain_cmd, server_cmd):
+for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, doctor_cmd, explain_cmd):
     _module.register(app)
 common.add_common_options(app, "neuralis-build")
 

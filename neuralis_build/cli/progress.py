@@ -1,6 +1,6 @@
 """How progress looks: a spinner on a terminal, or one line when a step starts and one when it ends.
 
-Light on purpose (the ``ui`` fast path installs it): rich is imported only to draw a spinner.
+Light on purpose (every ``ui`` build installs it): rich is imported only to draw a spinner.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from neuralis_build.progress import Step, listening
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, code, has_errors
 from neuralis_build.errors import DiagnosedError
-from neuralis_build.frozen import replace
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.manifest.sections.outputs import NB1615
 from neuralis_build.pack.coverage import NB1706, declared_outputs, files_entry_diagnostics, output_diagnostics

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
-from neuralis_build.frozen import frozen
 from neuralis_build.process import run
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Literal
 
@@ -80,7 +80,7 @@ NPM_HINT = (
 )
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Target:
     """The esbuild platform package for this machine and the binary's path inside it."""
 

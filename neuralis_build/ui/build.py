@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError, UsageError
-from neuralis_build.frozen import field, frozen, replace
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package
 from neuralis_build.ui import outdir as folders
@@ -27,7 +28,6 @@ from neuralis_build.ui.react import react_major, react_problems
 from neuralis_build.ui.record import RECORD_NAME, SharedImportsRecord
 from neuralis_build.ui.verdict import NB1610, install_export_problem
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["OUT_CSS", "OUT_DIR", "OUT_JS", "UiBuildResult", "build_ui", "esbuild_args"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class UiBuildResult:
     """A UI module built (staged until committed, then in dist/app/): what was written and what it reads."""
 

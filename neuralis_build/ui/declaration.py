@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Code, Diagnostic, code
 from neuralis_build.package import MANIFEST, Package
 from neuralis_build.ui.outdir import OUT_DIR
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 

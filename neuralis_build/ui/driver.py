@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, SubprocessError, UsageError
-from neuralis_build.frozen import frozen
 from neuralis_build.ui.esbuild import Message, parse_messages
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
@@ -141,7 +141,7 @@ def to_diagnostic(message: Message, root: Path) -> Diagnostic:
     )
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Built:
     """A successful esbuild run: its metafile and the warnings it printed."""
 

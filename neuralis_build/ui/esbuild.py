@@ -8,10 +8,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
-from neuralis_build.frozen import frozen
 from neuralis_build.process import run
 from neuralis_build.ui.binary import (
     ESBUILD_VERSION,
@@ -23,7 +24,6 @@ from neuralis_build.ui.binary import (
     target,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Literal, Protocol
 
@@ -45,7 +45,7 @@ PROBE_TIMEOUT = 60.0
 OVERRIDE_ENV = "NEURALIS_ESBUILD_BINARY"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Esbuild:
     """A located esbuild binary at the pinned version, and where it came from."""
 
@@ -59,7 +59,7 @@ class Esbuild:
         return EsbuildRun(done.returncode, done.stderr, list(done.command))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class EsbuildRun:
     """One finished esbuild run: its exit code, its stderr and the command."""
 
@@ -131,7 +131,7 @@ _VS_LINE = (
 )
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Message:
     """One esbuild message parsed from ``--log-style=visualstudio`` output."""
 

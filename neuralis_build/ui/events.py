@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError
-from neuralis_build.frozen import field, frozen
 from neuralis_build.package import Package, events_of
 from neuralis_build.ui.buildrecord import RECORD, hash_inputs, render
 from neuralis_build.ui.driver import run_build
@@ -23,14 +24,13 @@ from neuralis_build.ui.outdir import (
     swap_in,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
     from neuralis_build.ui.esbuild import EsbuildRunner
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class EventsBuildResult:
     """Event subjects and routes compiled: the files written and each module's exported names."""
 

@@ -7,16 +7,16 @@ the author's own code imported that brought it in (the import chain from esbuild
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Code, Diagnostic, code
-from neuralis_build.frozen import frozen
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package
 from neuralis_build.ui.driver import locate_import
 from neuralis_build.ui.resolve import installed_ui_packages, package_name_of
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
@@ -24,7 +24,7 @@ NB1904 = code("NB1904", "ui-unpublished-import", "the bundle imports a module an
 NB1905 = code("NB1905", "ui-unprovided-import", "the bundle imports a subpath of a shared module the host lacks")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Scope:
     """What the build may import: host ids, published ids, and the packages that ship UI modules."""
 

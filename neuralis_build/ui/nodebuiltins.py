@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, SubprocessError
@@ -21,7 +22,6 @@ from neuralis_build.npmname import is_builtin
 from neuralis_build.ui.driver import NB1900, UNRESOLVED, locate_import
 from neuralis_build.ui.graph import describe_chain, first_dependency, import_chain, package_of
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 

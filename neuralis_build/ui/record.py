@@ -7,18 +7,17 @@ host's verdict on a module reads it (ui/verdict.py).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from neuralis_build.frozen import frozen
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
 RECORD_NAME = "shared-imports.json"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SharedImportsRecord:
     """What the build records beside the bundle: host API version, React major and shared ids read."""
 
@@ -47,7 +46,7 @@ def reads_react(module_id: str) -> bool:
     return module_id in ("react", "react-dom") or module_id.startswith(("react/", "react-dom/"))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RecordProblem:
     """One way a record file is malformed, at a JSON pointer into the record."""
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.frozen import frozen
 from neuralis_build.package import module_of
 from neuralis_build.regularfile import read_regular
 from neuralis_build.strictjson import JSONRefused, parse
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
@@ -29,7 +29,7 @@ NB1917 = code(
 )
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class UiPackage:
     """An installed package that ships a UI module: its name, folder and the ids it publishes."""
 
@@ -115,7 +115,7 @@ def ui_package(name: str, folder: Path) -> UiPackage | None:
     return UiPackage(name, folder, own)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class InstalledUi:
     """The UI-module packages Node would resolve from a folder, and the package.json files it could not read."""
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neuralis_build import folderlock
 from neuralis_build.diagnostics import Diagnostic
-from neuralis_build.frozen import frozen
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package, load_package
 from neuralis_build.ui.build import UiBuildResult, build_ui
@@ -16,13 +17,12 @@ from neuralis_build.ui.entry import find_entry
 from neuralis_build.ui.esbuild import find_esbuild
 from neuralis_build.ui.events import EventsBuildResult, check_sources, compile_events, has_sources
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from neuralis_build.ui.env import Mode
     from neuralis_build.ui.esbuild import EsbuildRunner
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class BuildOptions:
     """The knobs of one build, shared by a single run and every rebuild of --watch."""
 
@@ -34,7 +34,7 @@ class BuildOptions:
     mode: Mode = "production"  # --watch builds for development
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PackageBuild:
     """What one run built: the UI module (when the package has one) and the server-side modules."""
 

@@ -8,10 +8,9 @@ segments with the text. esbuild escapes non-ASCII output by default, so a column
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from neuralis_build.frozen import frozen
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
@@ -125,7 +124,7 @@ def encode(lines: Sequence[Sequence[Segment]]) -> str:
     return ";".join(out)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Origin:
     """Where a generated position came from: the source path as the map names it, 0-based line and column."""
 
@@ -177,7 +176,7 @@ class SourceMap:
         return {**self.data, "mappings": encode(self.lines)}
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Edit:
     """Replace ``text[start:end]`` with ``new`` (offsets into the whole file; never across a line break)."""
 

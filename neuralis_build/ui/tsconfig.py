@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import fnmatch
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 

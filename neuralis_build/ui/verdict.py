@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Code, code
-from neuralis_build.frozen import frozen, replace
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.ui.record import RECORD_NAME, RecordProblem, SharedImportsRecord, parse_record, read_record
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
@@ -92,7 +92,7 @@ def event_exports_problem(out: str, source: str, exports: Collection[str]) -> tu
     )
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ModuleProblem:
     """One reason a host refuses a module, located in the file a person should look at."""
 
@@ -118,7 +118,7 @@ class ModuleProblem:
         return cls(CODES[data["code"]], data["file"], data["pointer"], data["reason"], data["hint"])
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ModuleVerdict:
     """Whether the host accepts a module; ``reason`` is the first refusal in words a person can act on.
 

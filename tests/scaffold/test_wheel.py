@@ -17,7 +17,7 @@ from neuralis_build.scaffold.create import Request, create, plan
 from ..conftest import REPO
 from .conftest import read_tree
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 TEMPLATES = ["minimal", "tools", "widget", "ui-module", "full"]
 

@@ -206,34 +206,35 @@ def test_watch_needs_a_package(tmp_path):
     assert done.returncode == 2 and "no such folder" in done.stderr
 
 
-FAST_PROBE = """
+PROBE = """
 import sys
-from neuralis_build.cli.entry import main
+from neuralis_build.cli.build import main
 code = main({args!r})
-print(code, sorted(m for m in ("typer", "rich", "pydantic", "tomllib", "neuralis_build.explain") if m in sys.modules))
+print(code, sorted(m for m in ("rich", "jinja2", "jsonschema", "neuralis_build.explain") if m in sys.modules))
 """
 
 
 def probe(args: list[str]) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", FAST_PROBE.format(args=args)], capture_output=True, text=True, timeout=300
-    )
+    done = subprocess.run([sys.executable, "-c", PROBE.format(args=args)], capture_output=True, text=True, timeout=300)
     return done.stdout.strip().splitlines()[-1]
 
 
-def test_the_plain_build_skips_typer(make_pkg):
+def test_a_refusal_loads_rich_only_to_report_it(make_pkg):
     root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
     assert probe(["ui", str(root)]) == "0 []"
-    assert probe(["ui", "--minify", "--entry=src/app/host.tsx", "--sourcemap", str(root)]) == "0 []"
-    # Anything the fast path does not take goes through typer, which parses and reports it.
-    for args, code in ((["ui", "--help"], "0"), (["ui", "--bogus", str(root)], "2")):
-        result = probe(args)
-        assert result.split()[0] == code and "'typer'" in result
+    refused = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": "export const x = 1;\n"})
+    assert probe(["ui", str(refused)]) == "1 ['rich']"
 
 
-def test_a_refusal_on_the_fast_path_loads_rich_only_to_report_it(make_pkg):
-    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": "export const x = 1;\n"})
-    assert probe(["ui", str(root)]) == "1 ['rich']"
+def test_ui_takes_options_as_every_command_does(make_pkg):
+    """One grammar: ui's options are typer's, in any order and in every spelling check takes."""
+    root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
+    for args in (["--format=json", str(root)], [str(root), "-f", "json"], ["-fjson", str(root), "--minify"]):
+        done = run("ui", *args)
+        assert done.returncode == 0, (args, done.stderr)
+        assert json.loads(done.stdout)[0]["package"] == "@acme/widgets"
+    done = run("ui", str(root), "--format", "yaml")
+    assert done.returncode == 2 and "Invalid value for '--format'" in done.stderr
 
 
 def test_ui_format_json_and_github(make_pkg):
@@ -256,10 +257,9 @@ def test_ui_format_json_and_github(make_pkg):
     assert done.returncode == 1
     (line,) = done.stdout.splitlines()
     assert line.startswith(f"::error file={refused.name}/src/app/host.tsx,title=NB1610::")
-    assert probe(["ui", str(root), "--format", "json"]) == "0 []"  # still the fast path: no typer, no rich
 
 
-def test_ui_fast_path_stops_quietly_when_the_reader_goes_away(make_pkg):
+def test_ui_stops_quietly_when_the_reader_goes_away(make_pkg):
     root = make_pkg({"package.json": ui_manifest(), "src/app/host.tsx": HOST_TSX})
     with subprocess.Popen([CLI, "ui", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         assert proc.stdout is not None and proc.stderr is not None
