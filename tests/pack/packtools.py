@@ -67,7 +67,7 @@ def npm_pack(root: Path, dest: Path) -> NpmPack:
     """Run the real ``npm pack --json --ignore-scripts`` and read back the tarball it wrote."""
     dest.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        ["npm", "pack", "--json", "--ignore-scripts", "--pack-destination", str(dest)],
+        [*REFERENCE_NPM, "pack", "--json", "--ignore-scripts", "--pack-destination", str(dest)],
         cwd=root,
         capture_output=True,
         text=True,
@@ -99,14 +99,23 @@ def tar_listing(tgz: bytes) -> list[tuple[str, str, int, int, int, str, str, byt
     return out
 
 
+REFERENCE = Path(__file__).resolve().parents[1] / "tools" / "node_modules"
+"""The reference tools at the versions tests/tools/package.json pins (scripts/setup --test installs them):
+what the toolchain is compared with is a known npm and minimatch, not whatever npm is on PATH."""
+
+REFERENCE_NPM = ["node", str(REFERENCE / "npm" / "bin" / "npm-cli.js")]
+"""The pinned npm, run by the node on PATH."""
+
+
 def npm_available() -> bool:
-    return shutil.which("npm") is not None and shutil.which("node") is not None
+    return shutil.which("node") is not None and (REFERENCE / "npm" / "package.json").is_file()
 
 
-needs_npm = pytest.mark.skipif(not npm_available() and not os.environ.get("CI"), reason="npm and node are needed")
+needs_npm = pytest.mark.skipif(
+    not npm_available() and not os.environ.get("CI"), reason="node and the pinned npm (scripts/setup --test) are needed"
+)
 
 
-def npm_modules() -> Path:
-    """npm's own node_modules (where its bundled minimatch lives)."""
-    npm = Path(shutil.which("npm") or "npm").resolve()
-    return npm.parent.parent / "node_modules"
+def reference_minimatch() -> Path:
+    """The pinned minimatch, the version npm's pack uses."""
+    return REFERENCE / "minimatch"

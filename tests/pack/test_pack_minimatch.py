@@ -7,7 +7,7 @@ import random
 import subprocess
 
 import pytest
-from packtools import needs_npm, npm_modules
+from packtools import needs_npm, reference_minimatch
 
 from neuralis_build.pack.braces import brace_expand
 from neuralis_build.pack.minimatch import Minimatch
@@ -232,7 +232,7 @@ def test_every_pattern_and_path_as_npms_minimatch() -> None:
     patterns = PATTERNS + [_random_pattern(rng) for _ in range(150)]
     cases = [[p, f, partial] for p in patterns for f in PATHS for partial in (False, True)]
     done = subprocess.run(
-        ["node", "-e", MINIMATCH_JS, str(npm_modules() / "minimatch")],
+        ["node", "-e", MINIMATCH_JS, str(reference_minimatch())],
         input=json.dumps(cases),
         capture_output=True,
         text=True,

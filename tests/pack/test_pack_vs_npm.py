@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from npmcases import CASES
-from packtools import needs_npm, npm_pack, pkg_json, tar_listing, write_tree
+from packtools import REFERENCE_NPM, needs_npm, npm_pack, pkg_json, tar_listing, write_tree
 
 from neuralis_build.pack.packlist import packlist
 from neuralis_build.pack.tarball import pack_package
@@ -25,9 +25,18 @@ def npm_packed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path
     base = tmp_path_factory.mktemp("cases")
     dest = tmp_path_factory.mktemp("npm-out")
     roots = {name: write_tree(base / name, tree) for name, tree in CASES.items()}
-    names = sorted(roots)
+    roots = dict(sorted(roots.items()))
+    names = list(roots)
     done = subprocess.run(
-        ["npm", "pack", "--json", "--ignore-scripts", "--pack-destination", str(dest), *(str(roots[n]) for n in names)],
+        [
+            *REFERENCE_NPM,
+            "pack",
+            "--json",
+            "--ignore-scripts",
+            "--pack-destination",
+            str(dest),
+            *(str(roots[n]) for n in names),
+        ],
         cwd=base,
         capture_output=True,
         text=True,
@@ -69,7 +78,7 @@ def test_hard_links_are_written_as_regular_files(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "pkg", {"a.js": "same", "package.json": pkg_json()})
     os.link(root / "a.js", root / "b.js")
     npm = subprocess.run(
-        ["npm", "pack", "--json", "--ignore-scripts", "--pack-destination", str(tmp_path)],
+        [*REFERENCE_NPM, "pack", "--json", "--ignore-scripts", "--pack-destination", str(tmp_path)],
         cwd=root,
         capture_output=True,
         text=True,
