@@ -125,3 +125,43 @@ def _stop(proc: subprocess.Popen[bytes]) -> str:
     except subprocess.TimeoutExpired:  # a grandchild that left the group still holds the pipes
         return ""
     return (err + out).decode("utf-8", "replace")[-4000:]
+
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
+
+def json_from(done: Completed, what: str, take: Callable[[Any], T]) -> T:
+    """What ``done`` printed, read as JSON and passed to ``take``; anything else is the program's fault.
+
+    A program that exits non-zero, prints something that is not JSON, or JSON that ``take`` cannot
+    use (a missing key, a wrong type: ``take`` raises LookupError, TypeError or ValueError) is a
+    SubprocessError naming the program and what it printed: an environment error (exit 2), never a
+    traceback.
+    """
+    import json
+
+    program = Path(done.command[0]).name if done.command else "the program"
+    fault = None
+    value: Any = None
+    if done.returncode != 0:
+        fault = f"exited {done.returncode}"
+    else:
+        try:
+            value = take(json.loads(done.stdout))
+        except (ValueError, RecursionError):
+            fault = "printed something that is not JSON"
+        except (LookupError, TypeError, AttributeError):
+            fault = "printed JSON without the fields expected"
+    if fault is None:
+        return value  # type: ignore[no-any-return]
+    printed = (done.stderr + done.stdout).strip()
+    raise SubprocessError(
+        f"{program} {fault} while {what}",
+        command=done.command,
+        output=printed[:4000] + ("…" if len(printed) > 4000 else ""),
+        hint=f"check the {program} on PATH ({program} --version): the toolchain needs Node.js 20 or newer",
+    )

@@ -210,33 +210,34 @@ def show_error(exc: BaseException, args: Sequence[str] = ()) -> None:
     from rich.markup import escape
 
     from neuralis_build.cli.common import stderr
+    from neuralis_build.printable import shown_text
 
     console = stderr()
     kind = kind_of(exc)
     if kind == "internal":
         again = "" if verbose(args) else " rerun with --verbose for the traceback and"
         console.print(
-            f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))}\n"
+            f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(shown_text(str(exc)))}\n"
             f"This is a bug in neuralis-build;{again} report it."
         )
         return
-    console.print(f"[bold red]error:[/] {escape(message_of(exc))}")
+    console.print(f"[bold red]error:[/] {escape(shown_text(message_of(exc)))}")
     if isinstance(exc, DiagnosedError):
         from neuralis_build.cli.render import explain_footer, print_diagnostics
 
         print_diagnostics(console, exc.diagnostics, base=None)
         explain_footer(console, exc.diagnostics)
     if isinstance(exc, SubprocessError):
-        console.print(f"[dim]command:[/] {escape(' '.join(exc.command))}")
+        console.print(f"[dim]command:[/] {escape(shown_text(' '.join(exc.command)))}")
         if exc.output.strip():
-            console.print(escape(exc.output.rstrip()))
+            console.print(escape(shown_text(exc.output.rstrip())))
     hint = exc.hint if isinstance(exc, NeuralisError) else None
     if hint is None and isinstance(exc, OSError):
         hint = "this is the machine's state, not the package's: check the path, its permissions and the free space"
         if not verbose(args):
             hint += " (--verbose shows where it happened)"
     if hint:
-        console.print(f"[cyan]hint:[/] {escape(hint)}")
+        console.print(f"[cyan]hint:[/] {escape(shown_text(hint))}")
 
 
 def emit_error(exc: BaseException, args: Sequence[str], *, path: str | None = None) -> None:

@@ -201,3 +201,12 @@ def run_app(app: typer.Typer, argv: Sequence[str] | None = None, *, prog: str) -
         return code if isinstance(code, int) else 2
 
     return boundary.guarded(body, args)
+
+
+def markup(text: str) -> str:
+    """A name (or a line quoting names) for rich: control characters shown escaped (``printable.shown``), markup too."""
+    from rich.markup import escape
+
+    from neuralis_build.printable import shown
+
+    return escape(shown(text))

@@ -17,20 +17,21 @@ def report_line(report: BuildReport) -> str:
     """One build of the dev loop on one line: what it did, or the first error and that the last page stays."""
     import time
 
+    from neuralis_build.printable import shown, shown_text
+
     stamp = time.strftime("%H:%M:%S")
-    changed = (
-        f" ({', '.join(report.changed[:3])}{', ...' if len(report.changed) > 3 else ''})" if report.changed else ""
-    )
+    names = ", ".join(shown(name) for name in report.changed[:3])
+    changed = f" ({names}{', ...' if len(report.changed) > 3 else ''})" if report.changed else ""
     if report.ok and not report.changed:
         return f"[{stamp}] built in {report.seconds * 1000:.0f} ms"
     if report.ok:
         return f"[{stamp}] ok in {report.seconds * 1000:.0f} ms{changed}: the page reloads"
-    detail = report.message or "failed"
+    detail = shown_text(report.message or "failed")
     if report.errors:
         first = report.errors[0]
-        where = first.file + (f":{first.line}:{first.column}" if first.line is not None else "")
+        where = shown(first.file) + (f":{first.line}:{first.column}" if first.line is not None else "")
         more = f" (+{len(report.errors) - 1} more)" if len(report.errors) > 1 else ""
-        detail = f"{where}: {first.code} {first.message}{more}"
+        detail = f"{where}: {first.code} {shown_text(first.message)}{more}"
     return f"[{stamp}] failed{changed}: {detail}; the page keeps the last good build"
 
 
@@ -67,12 +68,20 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("a port is 0 to 65535", param_hint="--port")
         options = DevOptions(path, load_host_profile(host), trust.value, port)
 
+        import tempfile
+
+        private = tempfile.TemporaryDirectory(prefix="neuralis-dev-open-")  # 0700: the page's key stays ours
+
+        from neuralis_build.printable import shown
+
         def ready(url: str) -> None:
-            print(f"neuralis-build dev: serving {path} at {url} (Ctrl-C stops)", flush=True)
+            print(f"neuralis-build dev: serving {shown(str(path))} at {url} (Ctrl-C stops)", flush=True)
             if open_:
                 import webbrowser
 
-                webbrowser.open(url)
+                from neuralis_build.dev.guard import redirect_page
+
+                webbrowser.open(redirect_page(url, Path(private.name)).as_uri())
 
         def report(result: BuildReport) -> None:
             print(report_line(result), flush=True)
@@ -89,4 +98,5 @@ def register(app: typer.Typer) -> None:
             pass  # Ctrl-C is how a dev session ends, even in the middle of a rebuild
         finally:
             signal.signal(signal.SIGTERM, previous)
+            private.cleanup()
         print("neuralis-build dev: stopped", flush=True)

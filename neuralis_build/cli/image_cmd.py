@@ -63,8 +63,7 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Install, check and judge every package of SPEC into one host image; report every refusal."""
-        from rich.markup import escape
-
+        from neuralis_build.cli.common import markup
         from neuralis_build.errors import UsageError
         from neuralis_build.hostprofile import load_host_profile
         from neuralis_build.image.build import BuildInterrupted, PackageFinished, build_image
@@ -95,10 +94,10 @@ def register(app: typer.Typer) -> None:
                     on_event=show,
                 )
         except BuildInterrupted as stopped:
-            err.print(f"[bold red]interrupted:[/] {escape(stopped.kept)}")
+            err.print(f"[bold red]interrupted:[/] {markup(stopped.kept)}")
             raise typer.Exit(130) from None
         for note in result.notes:
-            err.print(f"[cyan]note:[/] {escape(note)}")
+            err.print(f"[cyan]note:[/] {markup(note)}")
         if format is ImageFormat.json:
             print(result.render(), end="")
         elif format is ImageFormat.github:
@@ -124,59 +123,59 @@ def _label(outcome: PackageOutcome) -> str:
 
 
 def _progress_line(outcome: PackageOutcome, index: int, total: int) -> str:
-    from rich.markup import escape
+    from neuralis_build.cli.common import markup
 
     style = _STATUS_STYLE[outcome.status]
     verdict = "checked" if outcome.status == "loaded" else outcome.status
     cached = " [dim](cached)[/]" if outcome.cached else ""
     width = len(str(total))
     return (
-        f"[dim][{index + 1:>{width}}/{total}][/] [{style}]{verdict:<14}[/] {escape(_label(outcome))} "
-        f"[dim]{escape(outcome.source)} · {outcome.install_class}[/]{cached}"
+        f"[dim][{index + 1:>{width}}/{total}][/] [{style}]{verdict:<14}[/] {markup(_label(outcome))} "
+        f"[dim]{markup(outcome.source)} · {outcome.install_class}[/]{cached}"
     )
 
 
 def print_summary(console: Console, result: ImageResult) -> None:
     """The summary: a table of packages, then every refusal with its reason, contested names and services."""
-    from rich.markup import escape
     from rich.table import Table
 
+    from neuralis_build.cli.common import markup
     from neuralis_build.cli.render import display_path, print_diagnostics, print_table
 
-    table = Table(title=f"image {display_path(result.out)}", title_justify="left")
+    table = Table(title=f"image {markup(display_path(result.out))}", title_justify="left")
     for column in ("package", "version", "class", "trust", "status", "UI module", "brought in by"):
         table.add_column(column)
     for p in result.packages:
         module = "" if p.module is None else p.module.status
         style = "red" if module == "refused" else "green"
         table.add_row(
-            escape(p.name or p.source),
-            escape(p.version or ""),
+            markup(p.name or p.source),
+            markup(p.version or ""),
             p.install_class,
             p.trust,
             f"[{_STATUS_STYLE[p.status]}]{p.status}[/]",
             f"[{style}]{module}[/]" if module else "",
-            escape(" → ".join(p.chain[:-1])) if len(p.chain) > 1 else "",
+            markup(" → ".join(p.chain[:-1])) if len(p.chain) > 1 else "",
         )
     print_table(console, table)
     for p in result.packages:
         shown = [d for d in p.diagnostics if d.severity != "note"]
         if p.status == "refused" or (p.module and p.module.status == "refused") or shown:
             mark = "[red]✗[/]" if p.status == "refused" else "[yellow]![/]"
-            console.print(f"{mark} [bold]{escape(p.name or p.source)}[/] [dim]({escape(p.source)})[/]: {p.status}")
+            console.print(f"{mark} [bold]{markup(p.name or p.source)}[/] [dim]({markup(p.source)})[/]: {p.status}")
             if p.module and p.module.status == "refused":
-                console.print(f"    [red]UI module refused:[/] {escape(p.module.reason or '')}")
+                console.print(f"    [red]UI module refused:[/] {markup(p.module.reason or '')}")
             print_diagnostics(console, shown, base=None)
     if result.tools:
         tools = Table(title="contested tool names", title_justify="left")
         for column in ("tool", "answered by", "shadowed"):
             tools.add_column(column)
         for t in result.tools:
-            tools.add_row(escape(t.name), escape(t.owner), escape(", ".join(t.shadowed)))
+            tools.add_row(markup(t.name), markup(t.owner), markup(", ".join(t.shadowed)))
         print_table(console, tools)
     if result.services:
         listed = "; ".join(f"{s}: {', '.join(ids)}" for s, ids in result.services.items())
-        console.print(f"services: {escape(listed)}")
+        console.print(f"services: {markup(listed)}")
     print_closure(console, result)
     counts = [
         f"[green]{result.count('loaded')} loaded[/]",
@@ -187,13 +186,12 @@ def print_summary(console: Console, result: ImageResult) -> None:
         f"[yellow]{len(result.tools)} contested tool name(s)[/]",
     ]
     console.print(" · ".join(counts))
-    console.print(f"[dim]report: {escape(display_path(result.out / 'neuralis-image.json'))}[/]")
+    console.print(f"[dim]report: {markup(display_path(result.out / 'neuralis-image.json'))}[/]")
 
 
 def print_closure(console: Console, result: ImageResult) -> None:
     """The closure in three lines or so: how many packages from where, each conflict, each script not run."""
-    from rich.markup import escape
-
+    from neuralis_build.cli.common import markup
     from neuralis_build.cli.render import display_path
 
     installed = result.installed
@@ -202,16 +200,16 @@ def print_closure(console: Console, result: ImageResult) -> None:
     listed = len(installed) - registry - bundled
     console.print(
         f"closure: {len(installed)} package(s) installed ({listed} listed, {registry} from the registry, "
-        f"{bundled} bundled); npm's lock: {escape(display_path(result.out / 'package-lock.json'))}"
+        f"{bundled} bundled); npm's lock: {markup(display_path(result.out / 'package-lock.json'))}"
     )
     for c in result.conflicts:
         mark = "[red]✗[/]" if c.severity == "error" else "[yellow]![/]"
-        console.print(f"{mark} {c.kind}: {escape(c.message)}")
+        console.print(f"{mark} {c.kind}: {markup(c.message)}")
     for entry in result.scripts:
         scripts = "; ".join(f"{k}: {v}" for k, v in entry["scripts"].items())
         console.print(
-            f"[yellow]![/] install script not run: {escape(entry['name'])}@{escape(entry['version'])} "
-            f"[dim]({escape(entry['path'])})[/] {escape(scripts)}"
+            f"[yellow]![/] install script not run: {markup(entry['name'])}@{markup(entry['version'])} "
+            f"[dim]({markup(entry['path'])})[/] {markup(scripts)}"
         )
 
 

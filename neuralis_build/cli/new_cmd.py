@@ -49,16 +49,15 @@ def _ask_template(console: Console, templates: list[Template]) -> str:
 
 
 def _print_list(console: Console, templates: list[Template]) -> None:
-    from rich.markup import escape
+    from neuralis_build.cli.common import markup
 
     width = max(len(t.name) for t in templates)
     for t in templates:
-        console.print(f"{t.name.ljust(width)}  {escape(t.summary)} [dim](check --trust {t.trust})[/]")
+        console.print(f"{t.name.ljust(width)}  {markup(t.summary)} [dim](check --trust {t.trust})[/]")
 
 
 def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> None:
-    from rich.markup import escape
-
+    from neuralis_build.cli.common import markup
     from neuralis_build.cli.render import display_path
     from neuralis_build.errors import UserError
     from neuralis_build.scaffold.create import tree_lines
@@ -66,10 +65,10 @@ def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> 
 
     where = display_path(plan.target)
     if dry_run:
-        console.print(f"Would create {plan.names.name} from the {plan.template.name} template in {escape(where)}:")
+        console.print(f"Would create {plan.names.name} from the {plan.template.name} template in {markup(where)}:")
         marks = {path: "overwrite" for path in plan.write.overwrites}
         for line in tree_lines(plan.target.name + "/", [f.path for f in plan.files], marks):
-            console.print(escape(line))
+            console.print(markup(line))
         console.print("Nothing was written (--dry-run).")
         if plan.write.exists and not force and occupants(plan.target):
             # The preview is shown, but the exit code still says what the real run would do.
@@ -80,12 +79,12 @@ def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> 
         return
     overwritten = f", overwriting {len(plan.write.overwrites)}" if plan.write.overwrites else ""
     console.print(
-        f"Created {plan.names.name} from the {plan.template.name} template in {escape(where)} "
+        f"Created {plan.names.name} from the {plan.template.name} template in {markup(where)} "
         f"({len(plan.files)} files{overwritten})."
     )
     console.print("\nNext steps:")
     for step in plan.next_steps():
-        console.print(f"  {escape(step)}")
+        console.print(f"  {markup(step)}")
 
 
 def register(app: typer.Typer) -> None:
@@ -162,11 +161,11 @@ def register(app: typer.Typer) -> None:
             force=force or dry_run,
         )
         result = plan(request)
-        from rich.markup import escape
+        from neuralis_build.cli.common import markup
 
         err = common.stderr()
         for warning in result.warnings:
-            err.print(f"[yellow]warning:[/] {escape(warning)}")
+            err.print(f"[yellow]warning:[/] {markup(warning)}")
         if not dry_run:
             create(result)
         _print_plan(out, result, dry_run=dry_run, force=force)

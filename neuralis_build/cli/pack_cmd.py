@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from neuralis_build.cli import boundary, common
+from neuralis_build.printable import shown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -68,14 +69,14 @@ def _tree(console: Console, result: PackResult) -> None:
             value = node[key]
             if isinstance(value, dict):
                 if id(value) in open_:
-                    found.append((depth, key, "", True))
+                    found.append((depth, shown(key), "", True))
                     found += rows(value, depth + 1)
                 else:
                     count, size = totals(value)
-                    found.append((depth, key, f"{count} files, {format_bytes(size)}", True))
+                    found.append((depth, shown(key), f"{count} files, {format_bytes(size)}", True))
             else:
                 mode = f" {value.mode:o}" if value.mode != 0o644 else ""
-                found.append((depth, key, format_bytes(value.size) + mode, False))
+                found.append((depth, shown(key), format_bytes(value.size) + mode, False))
         return found
 
     listing = rows(nested, 0)
@@ -83,7 +84,7 @@ def _tree(console: Console, result: PackResult) -> None:
     if common.plain(console, widest):
         _plain_listing(console, result, listing)
         return
-    root = Tree(f"[bold]📦 {escape(result.id)}[/]")
+    root = Tree(f"[bold]📦 {escape(shown(result.id))}[/]")
     branches = [root]
     for depth, name, what, folder in listing:
         del branches[depth + 1 :]
@@ -96,7 +97,7 @@ def _plain_listing(console: Console, result: PackResult, listing: list[tuple[int
     """The listing for logs and pipes: one line per file (or folded folder) with its whole path, never cut."""
     from rich.markup import escape
 
-    console.print(f"📦 {escape(result.id)}")
+    console.print(f"📦 {escape(shown(result.id))}")
     parents: list[str] = []
     rows: list[tuple[str, str]] = []
     for depth, name, what, folder in listing:
@@ -117,7 +118,10 @@ def _details(console: Console, result: PackResult, written: Path | None, trust: 
 
     rows = [
         ("judged at", trust),
-        ("filename", display_path(written) if written else f"{result.disk_filename} (dry run: not written)"),
+        (
+            "filename",
+            shown(display_path(written)) if written else f"{shown(result.disk_filename)} (dry run: not written)",
+        ),
         ("package size", format_bytes(result.size)),
         ("unpacked size", format_bytes(result.unpacked_size)),
         ("total files", str(result.entry_count)),
@@ -223,5 +227,5 @@ def _pack_one(
         return result.to_npm_json(), 0
     _tree(err, result)
     _details(err, result, written, trust)
-    print(result.disk_filename)
+    print(shown(result.disk_filename))
     return None, 0

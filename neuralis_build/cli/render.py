@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic
+from neuralis_build.printable import shown, shown_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -19,7 +20,7 @@ _STYLE = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 
 
 def display_path(path: Path, file: str | None = None) -> str:
-    """A path as short as it can be: relative to the working directory when it sits below it."""
+    """A path as short as it can be: relative to the working directory when it sits below it (print it ``shown``)."""
     full = path / file if file else path
     try:
         rel = os.path.relpath(full)
@@ -33,15 +34,15 @@ def print_diagnostics(console: Console, diagnostics: Iterable[Diagnostic], base:
     from rich.markup import escape
 
     for d in diagnostics:
-        where = display_path(base, d.file) if base is not None else d.file
+        where = shown(display_path(base, d.file) if base is not None else d.file)
         if d.line is not None:
             where += f":{d.line}:{d.column}"
-        pointer = f" [dim]{escape(d.pointer)}[/]" if d.pointer else ""
+        pointer = f" [dim]{escape(shown(d.pointer))}[/]" if d.pointer else ""
         console.print(f"  {escape(where)}{pointer}")
         style = _STYLE[d.severity]
-        console.print(f"    [{style}]{d.severity}[/] [dim]{d.code}[/] {escape(d.message)}")
+        console.print(f"    [{style}]{d.severity}[/] [dim]{d.code}[/] {escape(shown_text(d.message))}")
         if d.hint:
-            console.print(f"    [cyan]hint:[/] {escape(d.hint)}")
+            console.print(f"    [cyan]hint:[/] {escape(shown_text(d.hint))}")
 
 
 def _counts(diagnostics: Sequence[Diagnostic]) -> str:
@@ -61,7 +62,7 @@ def print_check_result(console: Console, result: JudgedPackage) -> None:
     label = pkg.name if pkg and pkg.name else "(unnamed)"
     mark = "[green]✓[/]" if result.ok else "[red]✗[/]"
     console.print(
-        f"{mark} [bold]{escape(label)}[/] [dim]({escape(display_path(result.path))}, {result.trust})[/]: "
+        f"{mark} [bold]{escape(shown(label))}[/] [dim]({escape(shown(display_path(result.path)))}, {result.trust})[/]: "
         f"{_counts(result.diagnostics)}"
     )
     print_diagnostics(console, result.diagnostics, result.path)
@@ -98,7 +99,7 @@ def diagnostic_annotations(base: Path | None, diagnostics: Iterable[Diagnostic])
     for d in diagnostics:
         kind = {"error": "error", "warning": "warning", "note": "notice"}[d.severity]
         body = d.message + (f" (at {d.pointer})" if d.pointer else "") + (f"\nhint: {d.hint}" if d.hint else "")
-        file = display_path(base, d.file) if base is not None else d.file
+        file = shown(display_path(base, d.file) if base is not None else d.file)
         lines.append(annotation(kind, body, title=d.code, file=file, line=d.line, col=d.column))
     return lines
 

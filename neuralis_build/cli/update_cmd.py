@@ -39,22 +39,22 @@ def _diff(change: Change) -> list[str]:
 
 
 def _print_update(console: Console, plan: UpdatePlan, *, dry_run: bool) -> None:
-    from rich.markup import escape
+    from neuralis_build.cli.common import markup
 
     head = "Would update" if dry_run else "Updating"
     console.print(
-        f"{head} {escape(plan.name)} ({plan.template} template) from neuralis-build {plan.old} to {plan.new}:"
+        f"{head} {markup(plan.name)} ({plan.template} template) from neuralis-build {plan.old} to {plan.new}:"
     )
     shown = [c for c in plan.changes if c.path != ".neuralis-scaffold.json"]
     width = max((len(c.path) for c in shown), default=0)
     for change in shown:
         mark = _MARKS[change.kind]
         pad = " " * (9 - len(change.kind if change.kind != "gone" else "kept"))
-        console.print(f"  {mark}{pad}{escape(change.path.ljust(width))}  {escape(change.detail)}")
+        console.print(f"  {mark}{pad}{markup(change.path.ljust(width))}  {markup(change.detail)}")
         if dry_run and change.writes:
             for line in _diff(change):
                 style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
-                console.print(f"      [{style}]{escape(line)}[/]")
+                console.print(f"      [{style}]{markup(line)}[/]")
 
 
 def register(app: typer.Typer) -> None:
@@ -148,8 +148,7 @@ def register_init(app: typer.Typer) -> None:
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; write nothing.")] = False,
     ) -> None:
         """Add a neuralis block and a template's files to an existing npm package, keeping everything it has."""
-        from rich.markup import escape
-
+        from neuralis_build.cli.common import markup
         from neuralis_build.cli.render import display_path
         from neuralis_build.scaffold.adopt import plan_adopt
         from neuralis_build.scaffold.create import tree_lines
@@ -157,15 +156,15 @@ def register_init(app: typer.Typer) -> None:
 
         result = plan_adopt(path, template, package_id=package_id, description=description, force=force)
         out = common.stdout()
-        where = escape(display_path(result.target))
+        where = markup(display_path(result.target))
         head = "Would add" if dry_run else "Added"
-        out.print(f"{head} the {result.template} template to {escape(result.name)} in {where}:")
+        out.print(f"{head} the {result.template} template to {markup(result.name)} in {where}:")
         paths = sorted(result.marks)
         for line in tree_lines(result.target.name + "/", paths, result.marks):
-            out.print(escape(line))
+            out.print(markup(line))
         err = common.stderr()
         for note in result.notes:
-            err.print(f"[yellow]note:[/] {escape(note)}")
+            err.print(f"[yellow]note:[/] {markup(note)}")
         if dry_run:
             out.print("Nothing was written (--dry-run).")
             return

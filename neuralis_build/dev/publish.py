@@ -5,11 +5,15 @@ against the declaration's ``dataSchema`` (a publish that breaks it throws) and i
 ask the subject's compiled ``visible(event, session, state)`` whether a sample session may see it.
 A subject whose module exports no ``visible`` drops every event (deny-by-default). The predicate
 runs in the real Node, from ``dist/src/events/<subject>.js`` as the build compiled it.
+
+The sample ``session`` and ``state`` are JSON values handed to ``visible`` as they are: the only
+code that runs is the author's own compiled module, never anything the request carries.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
+from neuralis_build.manifest.sections.events import SUBJECT
 from neuralis_build.process import run
 
 MAX_DATA_BYTES = 4096
 VISIBLE_TIMEOUT = 60.0
 """Seconds a test event's visible() may take before node is stopped."""
-DEFAULT_SESSION = '{ userId: "dev-user", projectIds: ["dev-project"] }'
-DEFAULT_STATE = "{}"
+DEFAULT_SESSION: dict[str, Any] = {"userId": "dev-user", "projectIds": ["dev-project"]}
+DEFAULT_STATE: dict[str, Any] = {}
 
 _RUNNER = """\
 import { pathToFileURL } from "node:url";
@@ -36,9 +41,7 @@ try {
   if (typeof mod.visible !== "function") {
     out({ predicate: false, exports: Object.keys(mod).sort() });
   } else {
-    const session = (0, eval)("(" + req.session + ")");
-    const state = (0, eval)("(" + req.state + ")");
-    const result = await mod.visible(req.event, session, state);
+    const result = await mod.visible(req.event, req.session, req.state);
     out({ predicate: true, result: result === true, returned: typeof result === "boolean" ? result : String(result) });
   }
 } catch (error) {
@@ -111,7 +114,10 @@ def test_envelope(event_id: str, request: Mapping[str, Any], data: Any, source: 
 def publish_test_event(
     root: Path, effective: Mapping[str, Any] | None, request: Mapping[str, Any], trust: str, source: str = ""
 ) -> PublishResult:
-    """Judge one test event ``{event, subjectId, projectId, data, session?, state?}`` of the package at ``root``."""
+    """Judge one test event ``{event, subjectId, projectId, data, session?, state?}`` of the package at ``root``.
+
+    ``session`` and ``state`` are JSON values (a sample user and project by default, and ``{}``).
+    """
     event_id = request.get("event")
     declaration = _declaration(effective, str(event_id))
     if declaration is None:
@@ -126,6 +132,8 @@ def publish_test_event(
     if problem is not None:
         return PublishResult(False, error=f"publish throws: {problem} (dataSchema of {event_id})")
     subject = str(declaration.get("subject"))
+    if not re.match(SUBJECT, subject):  # a subject names a file of src/events/, nothing elsewhere
+        return PublishResult(False, error=f"the subject {json.dumps(subject)} of {event_id} is not a valid subject")
     source_file = root / "src" / "events" / f"{subject}.ts"
     compiled = root / "dist" / "src" / "events" / f"{subject}.js"
     notification = _notification(declaration, data)
@@ -172,8 +180,8 @@ def _run_visible(root: Path, compiled: Path, event: Mapping[str, Any], request: 
     payload = {
         "file": str(compiled),
         "event": event,
-        "session": str(request.get("session") or DEFAULT_SESSION),
-        "state": str(request.get("state") or DEFAULT_STATE),
+        "session": request.get("session", DEFAULT_SESSION),
+        "state": request.get("state", DEFAULT_STATE),
     }
     cmd = [node, "--no-warnings", "--input-type=module", "-e", _RUNNER]
     try:

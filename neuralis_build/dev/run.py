@@ -9,11 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.dev.server import DevApp, start_server
+from neuralis_build.dev.guard import Keys
+from neuralis_build.dev.server import DevApp, bind_servers, start_servers
 from neuralis_build.dev.session import DevOptions, DevSession
 from neuralis_build.dev.state import BuildReport, DevState
 from neuralis_build.errors import UsageError
-from neuralis_build.hostpage.vendor import build_shared_modules, find_react
+from neuralis_build.hostpage.react import find_react
+from neuralis_build.hostpage.vendor import build_shared_modules
 from neuralis_build.ui.esbuild import find_esbuild
 from neuralis_build.ui.watch import changes_under
 
@@ -32,8 +34,9 @@ def run_dev(
 ) -> None:
     """Serve the package's host page at 127.0.0.1:``options.port`` until Ctrl-C or ``stop_event``.
 
-    ``on_ready(url)`` is called once the page is served and the watcher is live; ``on_report`` after
-    every build. The server, the live connections and the shared modules' folder end with the call.
+    ``on_ready(url)`` is called once the page is served and the watcher is live, with the page's
+    URL and its key (the one address that opens it); ``on_report`` after every build. The servers,
+    the live connections and the shared modules' folder end with the call.
     """
     root = options.path.resolve()
     if not root.is_dir():
@@ -47,22 +50,24 @@ def run_dev(
     state = DevState()
     session = DevSession(options, state, runner)
     with tempfile.TemporaryDirectory(prefix="neuralis-dev-") as tmp:
-        react = find_react(root, options.host)
+        react = find_react(root, options.host, options.trust)
         shared = build_shared_modules(Path(tmp) / "vendor", react, mode="development", esbuild=runner)
         on_report(session.refresh())
-        app = DevApp(state, shared, options.host, options.trust, session.publish)
         try:
-            server, thread = start_server(options.port, app)
+            servers = bind_servers(options.port)
         except OSError as exc:
             raise UsageError(
                 f"cannot listen on 127.0.0.1:{options.port}: {exc.strerror}", hint="pick another --port, or 0 for any"
             ) from None
+        keys = Keys.draw()
+        app = DevApp(
+            state, shared, options.host, options.trust, session.publish, keys, servers.page.port, servers.files.port
+        )
+        start_servers(servers, app)
         try:
-            ready = functools.partial(on_ready, server.url)  # the page is announced once the watcher is live
+            ready = functools.partial(on_ready, servers.url)  # the page is announced once the watcher is live
             for changed in changes_under(root, on_ready=ready, stop_event=stop_event, debounce_ms=debounce_ms):
                 on_report(session.refresh(changed))
         finally:
             state.stop()
-            server.shutdown()
-            server.server_close()
-            thread.join(timeout=10)
+            servers.close()

@@ -1,25 +1,27 @@
-"""The dev server's HTTP side: the host page, its assets, the package's served trees, the live channel.
+"""The dev server's page side: the host page, its own scripts, the shared modules and the controls.
 
-It binds 127.0.0.1 only, answers only requests addressed to that host (no DNS rebinding), and serves
-a package file only through ``hostpage.model.served_file``: inside a served tree, no ``..``, no
-symlink out. ``/__neuralis/live`` is a Server-Sent Events stream that tells the page when to
-reload (a new good page) or re-read the state (a failed build, new diagnostics).
+Two loopback servers make one session. This one (the port `dev` prints) serves the page, which
+needs the page key in its URL, and its controls: ``state``, ``live`` (a Server-Sent Events stream
+that tells the page when to reload or re-read the state) and ``publish`` (a test event through
+the package's ``visible``). A control is a POST from the page's own origin carrying the page key;
+anything else is a 403. The package's files come from the other server (``dev.files``), another
+origin, with CORS for the sandboxed surfaces only; nothing here carries CORS, and the page may be
+framed by itself alone.
 """
 
 from __future__ import annotations
 
-import http.server
 import json
-import mimetypes
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
+from neuralis_build.dev.files import FilesHandler
+from neuralis_build.dev.guard import KEY_HEADER, KEY_PARAM, Keys, Refused, body_length, origins_of, same_secret
+from neuralis_build.dev.handler import BaseHandler, LoopbackServer
 from neuralis_build.dev.state import DevState
-from neuralis_build.hostpage.model import served_file
 from neuralis_build.hostpage.page import ASSETS, DATA, VENDOR, render_page
 from neuralis_build.hostpage.vendor import SharedModules
 from neuralis_build.hostprofile import HostProfile
@@ -31,22 +33,47 @@ ASSET_FILES = ("host-page.js", "host-page.css", DEV_CLIENT)
 LIVE = ASSETS + "live"
 STATE = ASSETS + "state"
 PUBLISH = ASSETS + "publish"
-_TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".json": "application/json"}
+CONTROLS = (LIVE, STATE, PUBLISH)
+PAGE_HEADERS = {
+    "Content-Security-Policy": "frame-ancestors 'self'",
+    "Referrer-Policy": "no-referrer",  # the page's URL holds its key: never sent on to the package origin
+}
 
 
 @dataclass(frozen=True)
 class DevApp:
-    """What the handler serves from: the state, the shared modules, the host, and the publish action."""
+    """What the servers serve from: the state, the shared modules, the host, the publish action, the keys."""
 
     state: DevState
     shared: SharedModules
     host: HostProfile
     trust: Trust
     publish: Callable[[Mapping[str, Any]], dict[str, Any]]
+    keys: Keys
+    page_port: int
+    files_port: int
+
+    @property
+    def files_base(self) -> str:
+        """The package origin's URL prefix: ``/pkg/<slug>/...`` follows it."""
+        return f"http://127.0.0.1:{self.files_port}/{self.keys.files}"
+
+    @property
+    def url(self) -> str:
+        """The page's URL, with its key: the one address that opens the session."""
+        return f"http://127.0.0.1:{self.page_port}/?{KEY_PARAM}={self.keys.page}"
 
     def page(self) -> str:
         snap = self.state.snapshot
-        extra = {"dev": {"generation": snap.generation, "package": snap.primary, "version": snap.version}}
+        extra = {
+            "dev": {
+                "generation": snap.generation,
+                "package": snap.primary,
+                "version": snap.version,
+                "key": self.keys.page,
+                "files": self.files_base + "/",
+            }
+        }
         return render_page(
             snap.packages,
             self.host,
@@ -56,116 +83,69 @@ class DevApp:
             title=snap.primary,
             extra_config=extra,
             extra_scripts=[ASSETS + DEV_CLIENT],
+            package_origin=self.files_base,
         )
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    server: DevHTTPServer
-    protocol_version = "HTTP/1.1"
+class PageHandler(BaseHandler):
+    server: DevServer
 
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def _send(self, status: int, body: bytes, content_type: str, extra: Mapping[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        # Sandboxed iframes have an opaque origin: their module scripts and fetches are CORS requests.
-        self.send_header("Access-Control-Allow-Origin", "*")
-        for k, v in (extra or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def _text(self, status: int, text: str) -> None:
-        self._send(status, (text + "\n").encode(), "text/plain; charset=utf-8")
-
-    def _json(self, value: Any, status: int = 200) -> None:
-        self._send(status, json.dumps(value, indent=1).encode(), "application/json; charset=utf-8")
-
-    def _host_ok(self) -> bool:
-        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
-        if host in ("127.0.0.1", "localhost"):
-            return True
-        self._text(403, "neuralis-build dev answers only requests addressed to 127.0.0.1 or localhost")
-        return False
-
-    def do_HEAD(self) -> None:
-        self.do_GET()
-
-    def do_GET(self) -> None:
-        if not self._host_ok():
-            return
-        app = self.server.app
-        path = unquote(urlsplit(self.path).path)
-        if "\x00" in path:
-            self._text(400, "bad path")
-        elif path in ("/", "/index.html"):
-            self._send(200, app.page().encode(), "text/html; charset=utf-8")
-        elif path == STATE:
-            self._json(app.state.snapshot.to_json())
-        elif path == LIVE:
-            self._live()
+    def get(self, path: str) -> None:
+        app: DevApp = self.server.app
+        if path in ("/", "/index.html"):
+            given = parse_qs(urlsplit(self.path).query).get(KEY_PARAM, [None])[-1]
+            if not same_secret(given, app.keys.page):
+                raise Refused(
+                    403, "this page opens with the key of its session: use the URL neuralis-build dev printed"
+                )
+            self.send(200, app.page().encode(), "text/html; charset=utf-8", PAGE_HEADERS)
+        elif path in CONTROLS:
+            raise Refused(403, f"{path} is a control of the page: a POST from the page, with its key")
         elif path.startswith(VENDOR):
             name = path[len(VENDOR) :]
-            if name in {*app.shared.files.values(), "vendor.js"}:
-                self._file(app.shared.folder / name)
-            else:
-                self._text(404, f"{path}: not a shared module of the host")
+            if name not in {*app.shared.files.values(), "vendor.js"}:
+                raise Refused(404, f"{path}: not a shared module of the host")
+            self.file(app.shared.folder / name)
         elif path.startswith(ASSETS) and path[len(ASSETS) :] in ASSET_FILES:
-            self._file(DATA / path[len(ASSETS) :])
-        elif path.startswith("/pkg/"):
-            slug, _, rel = path[len("/pkg/") :].partition("/")
-            pkg = app.state.snapshot.package(slug)
-            found = served_file(pkg, rel) if pkg is not None else None
-            if found is None:
-                self._text(404, f"{path}: not in a tree the host serves (dist/app/ or a surface's root)")
-            else:
-                self._file(found)
+            self.file(DATA / path[len(ASSETS) :])
         else:
-            self._text(404, f"{path}: not found")
+            raise Refused(404, f"{path}: not found (a package's files are served from the package origin)")
 
-    def do_POST(self) -> None:
-        if not self._host_ok():
-            return
-        path = urlsplit(self.path).path
-        # A JSON body from our own origin only: a cross-site form cannot reach the predicate runner.
-        origin = self.headers.get("Origin")
-        own = {f"http://{self.headers.get('Host')}"}
-        if path != PUBLISH or not (self.headers.get("Content-Type") or "").startswith("application/json"):
-            self._text(404, f"{path}: not found")
-            return
-        if origin is not None and origin not in own:
-            self._text(403, "cross-origin publish refused")
-            return
-        length = int(self.headers.get("Content-Length") or 0)
+    def post(self, path: str) -> None:
+        app: DevApp = self.server.app
+        if path not in CONTROLS:
+            raise Refused(404, f"{path}: not found")
+        # The page's own origin (a web page cannot forge it) and the page key (another local user,
+        # who can forge an Origin, never saw it): both, on every control.
+        if self.headers.get("Origin") not in origins_of(app.page_port):
+            raise Refused(403, f"{path} answers the page of this session only (its Origin)")
+        if not same_secret(self.headers.get(KEY_HEADER), app.keys.page):
+            raise Refused(403, f"{path} answers the page of this session only (its key)")
+        body = self.rfile.read(body_length(self.headers))
+        if path == STATE:
+            self.json(app.state.snapshot.to_json())
+        elif path == LIVE:
+            self._live()
+        else:
+            self._publish(body)
+
+    def _publish(self, body: bytes) -> None:
+        if not (self.headers.get("Content-Type") or "").startswith("application/json"):
+            raise Refused(415, "a test event is a JSON body (Content-Type: application/json)")
         try:
-            request = parse((self.rfile.read(length) or b"{}").decode("utf-8"))
-        except ValueError:
-            self._json({"ok": False, "error": "the request is not JSON"}, 400)
+            request = parse(body.decode("utf-8"))
+        except ValueError:  # not UTF-8, not JSON, or nested past what is read
+            self.json({"ok": False, "error": "the request is not JSON"}, 400)
             return
         if not isinstance(request, dict):
-            self._json({"ok": False, "error": "the request is not a JSON object"}, 400)
+            self.json({"ok": False, "error": "the request is not a JSON object"}, 400)
             return
         try:
             result = self.server.app.publish(request)
         except Exception as exc:  # a bug here must not take the page's request down without a word
-            self._json({"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}, 500)
+            self.json({"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}, 500)
             return
-        self._json(result)
-
-    def _file(self, path: Path) -> None:
-        try:
-            body = path.read_bytes()
-        except OSError:
-            self._text(404, "gone")
-            return
-        kind = _TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        if kind.startswith("text/") and "charset" not in kind:
-            kind += "; charset=utf-8"
-        self._send(200, body, kind)
+        self.json(result)
 
     def _live(self) -> None:
         state = self.server.app.state
@@ -176,20 +156,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         snap = state.snapshot
-        try:
-            self._event(snap.version, snap.generation, bool(snap.build and snap.build.ok))
-            while not state.stopping.is_set():
-                newer = state.wait_newer(snap.version, timeout=15.0)
-                if state.stopping.is_set():
-                    return
-                if newer.version > snap.version:
-                    self._event(newer.version, newer.generation, bool(newer.build and newer.build.ok))
-                else:
-                    self.wfile.write(b": keep-alive\n\n")  # finds closed connections
-                    self.wfile.flush()
-                snap = newer
-        except (BrokenPipeError, ConnectionResetError):
-            return
+        self._event(snap.version, snap.generation, bool(snap.build and snap.build.ok))
+        while not state.stopping.is_set():
+            newer = state.wait_newer(snap.version, timeout=15.0)
+            if state.stopping.is_set():
+                return
+            if newer.version > snap.version:
+                self._event(newer.version, newer.generation, bool(newer.build and newer.build.ok))
+            else:
+                self.wfile.write(b": keep-alive\n\n")  # finds closed connections
+                self.wfile.flush()
+            snap = newer
 
     def _event(self, version: int, generation: int, ok: bool) -> None:
         message = {"version": version, "generation": generation, "ok": ok}
@@ -197,22 +174,44 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-class DevHTTPServer(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = False
+class DevServer(LoopbackServer):
+    """The page's server."""
 
-    def __init__(self, port: int, app: DevApp) -> None:
-        self.app = app
-        super().__init__(("127.0.0.1", port), _Handler)
+
+@dataclass
+class DevServers:
+    """The session's two servers, bound: the page's and the package files'."""
+
+    page: DevServer
+    files: LoopbackServer
+    threads: tuple[threading.Thread, ...] = ()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/"
+        app: DevApp = self.page.app
+        return app.url
+
+    def close(self) -> None:
+        for server in (self.page, self.files):
+            server.shutdown()
+            server.server_close()
+        for thread in self.threads:
+            thread.join(timeout=10)
 
 
-def start_server(port: int, app: DevApp) -> tuple[DevHTTPServer, threading.Thread]:
-    """Bind 127.0.0.1:``port`` (0 picks a free one) and serve in a thread."""
-    server = DevHTTPServer(port, app)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
-    thread.start()
-    return server, thread
+def bind_servers(port: int) -> DevServers:
+    """Bind the page's server to 127.0.0.1:``port`` (0 picks a free one) and the files' to a free port."""
+    page = DevServer(port, PageHandler)
+    try:
+        files = LoopbackServer(0, FilesHandler)
+    except BaseException:
+        page.server_close()
+        raise
+    return DevServers(page, files)
+
+
+def start_servers(servers: DevServers, app: DevApp) -> None:
+    """Give both servers the app and serve each in a thread."""
+    servers.page.app = app
+    servers.files.app = app
+    servers.threads = (servers.page.start(), servers.files.start())

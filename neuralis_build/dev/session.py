@@ -173,9 +173,11 @@ class DevSession:
                 return report
             outputs = (*(built.ui.outputs if built.ui else ()), *(built.events.outputs if built.events else ()))
         # Judged once, after the build (check reads dist/ from disk; the build never writes package.json).
-        # The providers are builtins the host loads from its dependencies: first-party, whatever --trust says.
+        # The providers are builtins the host loads from its dependencies: first-party for the author's
+        # own package. Below first-party they came with the package under review (its node_modules), so
+        # they are judged at its tier: no module of theirs runs in the page either.
         host = self.options.host
-        providers = [check_package(p, "first-party", host) for p in self._providers(package)]
+        providers = [check_package(p, self.options.trust, host) for p in self._providers(package)]
         judged = check_package(package, self.options.trust, host)
         pages = judge_packages([*providers, judged], host)
         primary: PagePackage = pages[-1]

@@ -50,14 +50,15 @@ class PageSurface:
     opens: str | None = None  # a dock entry's widget type
     refused: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, origin: str = "") -> dict[str, Any]:
+        """As the page's script reads it; ``origin`` goes before every URL (the package origin, if any)."""
         return {
             "kind": self.kind,
             "id": self.id,
             "title": self.title,
             "renderer": self.renderer,
             "surface": dict(self.surface),
-            "src": self.src,
+            "src": origin + self.src if self.src else None,
             "assetMode": self.asset_mode,
             "opens": self.opens,
             "refused": self.refused,
@@ -74,11 +75,11 @@ class PageModule:
     provides: tuple[str, ...]
     refused: str | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, origin: str = "") -> dict[str, Any]:
         return {
             "entry": self.entry,
-            "url": self.url,
-            "cssUrl": self.css_url,
+            "url": origin + self.url,
+            "cssUrl": origin + self.css_url if self.css_url else None,
             "provides": list(self.provides),
             "refused": self.refused,
         }
@@ -100,7 +101,8 @@ class PagePackage:
     surfaces: tuple[PageSurface, ...]
     trees: tuple[ServedTree, ...] = field(default=())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, origin: str = "") -> dict[str, Any]:
+        """As the page's script reads it; ``origin`` goes before every URL (``base`` stays a path)."""
         return {
             "name": self.name,
             "id": self.id,
@@ -108,8 +110,8 @@ class PagePackage:
             "base": self.base,
             "trust": self.trust,
             "refused": self.refused,
-            "module": self.module.to_json() if self.module else None,
-            "surfaces": [s.to_json() for s in self.surfaces],
+            "module": self.module.to_json(origin) if self.module else None,
+            "surfaces": [s.to_json(origin) for s in self.surfaces],
             "diagnostics": [d.to_json() for d in self.diagnostics],
         }
 

@@ -38,14 +38,16 @@ def script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def import_map(packages: Sequence[PagePackage], shared: Mapping[str, str], host: HostProfile) -> dict[str, str]:
+def import_map(
+    packages: Sequence[PagePackage], shared: Mapping[str, str], host: HostProfile, package_origin: str = ""
+) -> dict[str, str]:
     """The host's shared ids (those it can serve) and the ids each accepted module publishes."""
     imports = {mid: url for mid, url in shared.items() if mid in host.shared_modules}
     for pkg in packages:
         module = pkg.module
         if module is not None and module.refused is None:
             for mid in module.provides:
-                imports.setdefault(mid, module.url)
+                imports.setdefault(mid, package_origin + module.url)
     return dict(sorted(imports.items()))
 
 
@@ -55,6 +57,7 @@ def page_config(
     trust: Trust,
     shared_exports: Mapping[str, Sequence[str]],
     extra: Mapping[str, Any] | None = None,
+    package_origin: str = "",
 ) -> dict[str, Any]:
     """What the page's script reads: the host, every package with its verdicts, surfaces and diagnostics."""
     config: dict[str, Any] = {
@@ -63,7 +66,7 @@ def page_config(
         "trust": trust,
         "sharedExports": {k: list(v) for k, v in sorted(shared_exports.items())},
         "missingShared": sorted(set(host.shared_modules) - set(shared_exports)),
-        "packages": [p.to_json() for p in packages],
+        "packages": [p.to_json(package_origin) for p in packages],
     }
     config.update(extra or {})
     return config
@@ -79,11 +82,20 @@ def render_page(
     title: str | None = None,
     extra_config: Mapping[str, Any] | None = None,
     extra_scripts: Sequence[str] = (),
+    package_origin: str = "",
 ) -> str:
-    """The page's HTML. ``shared`` maps each shared id to its URL; ``extra_scripts`` are module URLs."""
-    imports = import_map(packages, shared, host)
-    css = [p.module.css_url for p in packages if p.module is not None and p.module.refused is None and p.module.css_url]
-    config = page_config(packages, host, trust, shared_exports, extra_config)
+    """The page's HTML. ``shared`` maps each shared id to its URL; ``extra_scripts`` are module URLs.
+
+    ``package_origin`` goes before every package URL (``/pkg/...``): the dev server serves the
+    packages from an origin of their own; a static copy serves them beside the page.
+    """
+    imports = import_map(packages, shared, host, package_origin)
+    css = [
+        package_origin + p.module.css_url
+        for p in packages
+        if p.module is not None and p.module.refused is None and p.module.css_url
+    ]
+    config = page_config(packages, host, trust, shared_exports, extra_config, package_origin)
     heading = title or ", ".join(p.name for p in packages) or "no package"
     lines = [
         "<!doctype html>",

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from neuralis_build import atomic
 from neuralis_build.hostpage.model import PagePackage, judge_packages, served_files
 from neuralis_build.hostpage.page import ASSETS, DATA, PAGE_FILES, VENDOR, render_page
-from neuralis_build.hostpage.vendor import Mode, ReactSource, SharedModules, build_shared_modules, find_react
+from neuralis_build.hostpage.react import ReactSource, find_react
+from neuralis_build.hostpage.vendor import Mode, SharedModules, build_shared_modules
 from neuralis_build.hostprofile import HostProfile, default_host_profile
 from neuralis_build.package import load_package
 from neuralis_build.trust import Trust
@@ -55,9 +56,9 @@ def write_host_site(
     """Judge the packages at ``roots`` together (in that order) and write their host page into ``out``.
 
     ``trust`` is one tier for all, or one per root (the page's header shows the last one).
-    ``react`` defaults to the React the last package resolves (when it fits the host), else the
-    toolchain's pinned copy. ``out`` is replaced wholesale: the site is written beside it and swapped
-    in, so a failure leaves the previous site as it was.
+    ``react`` defaults to the React the last package resolves (when it fits the host and every
+    package is first-party), else the toolchain's pinned copy. ``out`` is replaced wholesale: the
+    site is written beside it and swapped in, so a failure leaves the previous site as it was.
     """
     from neuralis_build.check import check_package
 
@@ -67,7 +68,8 @@ def write_host_site(
     if len(tiers) != len(packages):
         raise ValueError("write_host_site: one trust tier per package")
     judged = judge_packages([check_package(p, t, profile) for p, t in zip(packages, tiers, strict=True)], profile)
-    source = react or find_react(packages[-1].root if packages else Path.cwd(), profile)
+    lowest: Trust = "first-party" if all(t == "first-party" for t in tiers) else "untrusted"
+    source = react or find_react(packages[-1].root if packages else Path.cwd(), profile, lowest)
     staged = atomic.staging_dir(out.parent, f".{out.name}-")
     try:
         vendor = Path(ASSETS.strip("/"), "vendor")

@@ -2,12 +2,15 @@
 
 React 19 ships CommonJS only, so the real esbuild bundles it once into one ESM file (one React for
 every module on the page) and each shared id gets a small ESM file that re-exports its names. The
-names come from Node itself (``Object.keys(require(id))``), so the shims follow whatever React the
-page is given. Each build is cached per React version, mode and esbuild version.
+names are read from React's files by the lexer Node itself uses for ``import`` of CommonJS, never
+by running them: a React from a package's node_modules is that package's code. Each build is
+cached under a hash of the bytes it is built from (every file of react, react-dom and scheduler),
+not under the version they declare, so a copy built from altered files is never served for others.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -15,25 +18,23 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from neuralis_build.errors import SubprocessError, ToolMissingError, UsageError
-from neuralis_build.hostprofile import HostProfile
-from neuralis_build.process import run
+from neuralis_build.errors import SubprocessError
+from neuralis_build.hostpage.react import LEXER_VERSION, ReactSource, lexer_file
+from neuralis_build.process import json_from, run, which
 from neuralis_build.ui.binary import ESBUILD_VERSION, cache_root
 from neuralis_build.ui.esbuild import find_esbuild
-from neuralis_build.ui.resolve import read_manifest, resolve_package
+from neuralis_build.ui.resolve import resolve_package
 
 if TYPE_CHECKING:
     from neuralis_build.ui.esbuild import EsbuildRunner
 
 Mode = Literal["production", "development"]
 
-PINNED_REACT: dict[int, str] = {19: "19.2.0"}
-"""The React the toolchain fetches (through npm, into its cache) when a package has none of its own."""
-
 CLIENT_ID = "@neuralis/client"
 DATA = Path(__file__).resolve().parent.parent / "data" / "hostpage"
+SHIM_FORMAT = 2  # bump when the files a build writes change shape: older cache entries are then not read
 
 # Each React id the host shares, the namespace the vendor bundle exports it as, and its file name.
 REACT_IDS: dict[str, tuple[str, str]] = {
@@ -47,14 +48,27 @@ CLIENT_EXPORTS = ("useNeuralisTheme",)  # exactly what data/types/neuralis-clien
 
 _IDENT = r"^[A-Za-z_$][\w$]*$"
 
-
-@dataclass(frozen=True)
-class ReactSource:
-    """Where the page's React comes from: a node_modules folder holding react and react-dom."""
-
-    node_modules: Path
-    version: str
-    origin: Literal["package", "pinned"]
+# Resolution only (require.resolve reads package.json files, it runs no module), and the lexer
+# reads each file as text, following `module.exports = require(...)` re-exports as Node does.
+_EXPORTS = """\
+const [lexerFile, ids, base] = JSON.parse(process.argv[1]);
+const { parse } = require(lexerFile);
+const fs = require("node:fs"), path = require("node:path");
+function names(file, seen) {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const { exports, reexports } = parse(fs.readFileSync(file, "utf8"));
+  const found = [...exports];
+  for (const spec of reexports) found.push(...names(require.resolve(spec, { paths: [path.dirname(file)] }), seen));
+  return found;
+}
+const out = {};
+for (const id of ids) {
+  const file = require.resolve(id, { paths: [base] });
+  out[id] = [file, [...new Set(names(file, new Set()))].sort()];
+}
+process.stdout.write(JSON.stringify(out));
+"""
 
 
 @dataclass(frozen=True)
@@ -72,93 +86,52 @@ class SharedModules:
         return {module_id: base_url + name for module_id, name in sorted(self.files.items())}
 
 
-def _version(folder: Path | None) -> str | None:
-    manifest = read_manifest(folder) if folder is not None else None
-    version = manifest.get("version") if manifest else None
-    return version if isinstance(version, str) else None
+def react_digest(react: ReactSource) -> str:
+    """The sha256 of every file of the react, react-dom and scheduler the bundle is built from."""
+    base = react.node_modules.parent
+    dom = resolve_package(base, "react-dom")
+    folders = [resolve_package(base, "react"), dom, resolve_package(dom, "scheduler") if dom else None]
+    digest = hashlib.sha256()
+    for folder in folders:
+        if folder is None:
+            continue
+        root = folder.resolve()
+        digest.update(f"package {folder.name}\0".encode())
+        for current, dirs, files in os.walk(root):  # links to folders are named, not followed
+            dirs.sort()
+            here = Path(current)
+            for name in sorted(files + [d for d in dirs if (here / d).is_symlink()]):
+                path = here / name
+                digest.update(path.relative_to(root).as_posix().encode("utf-8", "surrogateescape") + b"\0")
+                if path.is_symlink():
+                    digest.update(b"link " + os.readlink(path).encode("utf-8", "surrogateescape") + b"\0")
+                if path.is_file():
+                    digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
 
 
-def package_react(start: Path, host: HostProfile) -> ReactSource | None:
-    """The react and react-dom Node resolves from ``start``, when both exist, match and fit the host."""
-    react = resolve_package(start, "react")
-    dom = resolve_package(start, "react-dom")
-    version = _version(react)
-    if react is None or dom is None or version is None or _version(dom) != version:
-        return None
-    if not version.split(".", 1)[0].isdigit() or int(version.split(".", 1)[0]) != host.react_major:
-        return None
-    return ReactSource(react.parent, version, "package")
-
-
-def pinned_react(host: HostProfile) -> ReactSource:
-    """The toolchain's pinned React for the host's major, installed once with npm into the cache."""
-    version = PINNED_REACT.get(host.react_major)
-    if version is None:
-        raise UsageError(
-            f"the toolchain pins no React for React {host.react_major}",
-            hint=f"install react@{host.react_major} and react-dom@{host.react_major} in the package (npm install -D)",
-        )
-    home = cache_root() / "react" / version
-    node_modules = home / "node_modules"
-    if _version(node_modules / "react") == version and _version(node_modules / "react-dom") == version:
-        return ReactSource(node_modules, version, "pinned")
-    npm = shutil.which("npm")
-    if npm is None:
-        raise ToolMissingError("npm is needed to fetch React for the host page", hint="install Node.js 20 or newer")
-    home.parent.mkdir(parents=True, exist_ok=True)
-    staged = Path(tempfile.mkdtemp(dir=home.parent, prefix=f".{version}-"))
-    try:
-        (staged / "package.json").write_text('{"name": "neuralis-host-react", "private": true}\n')
-        cmd = [npm, "install", "--no-package-lock", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
-        cmd += [f"react@{version}", f"react-dom@{version}"]
-        done = run(cmd, cwd=staged, timeout=600)
-        if done.returncode != 0:
-            raise SubprocessError(
-                f"npm could not fetch react@{version}",
-                command=cmd,
-                output=done.stderr + done.stdout,
-                hint="check that npm reaches your registry (npm ping)",
-            )
-        shutil.rmtree(home, ignore_errors=True)
-        try:
-            os.replace(staged, home)
-        except OSError:
-            if _version(node_modules / "react") != version:  # not a concurrent first run that won
-                raise
-    finally:
-        shutil.rmtree(staged, ignore_errors=True)
-    return ReactSource(node_modules, version, "pinned")
-
-
-def find_react(start: Path, host: HostProfile) -> ReactSource:
-    """The package's own React when it fits the host, else the toolchain's pinned copy."""
-    return package_react(start, host) or pinned_react(host)
-
-
-def _resolve_ids(node_modules: Path) -> dict[str, tuple[str, list[str]]]:
-    """Each React id's file as Node resolves it from ``node_modules``, and the names it exports."""
-    script = (
-        "const [ids, base] = JSON.parse(process.argv[1]); const out = {};"
-        "for (const id of ids) { const file = require.resolve(id, { paths: [base] });"
-        " out[id] = [file, Object.keys(require(file)).sort()]; }"
-        "console.log(JSON.stringify(out));"
-    )
-    node = shutil.which("node")
-    if node is None:
-        raise ToolMissingError("node is needed to build the host page's React", hint="install Node.js 20 or newer")
-    cmd = [node, "-e", script, json.dumps([sorted(REACT_IDS), str(node_modules.parent)])]
-    done = run(cmd, cwd=node_modules.parent, timeout=120)
-    if done.returncode != 0:
-        raise SubprocessError("node could not load React to list its exports", command=cmd, output=done.stderr)
-    found: dict[str, tuple[str, list[str]]] = {k: (v[0], v[1]) for k, v in json.loads(done.stdout).items()}
+def _exports(printed: Any) -> dict[str, tuple[str, list[str]]]:
+    """Each React id's file and names, as the exports script prints them (a TypeError when it did not)."""
+    found = {mid: (printed[mid][0], printed[mid][1]) for mid in REACT_IDS}
+    for file, names in found.values():
+        if not isinstance(file, str) or not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise TypeError("a file and a list of names for each id")
     return found
+
+
+def _list_exports(node_modules: Path) -> dict[str, tuple[str, list[str]]]:
+    """Each React id's file as Node resolves it from ``node_modules``, and the names it exports."""
+    node = which("node", "install Node.js 20 or newer: it reads React's exports for the host page")
+    lexer = lexer_file()
+    cmd = [node, "-e", _EXPORTS, json.dumps([str(lexer), sorted(REACT_IDS), str(node_modules.parent)])]
+    return json_from(run(cmd, cwd=lexer.parent, timeout=120), "listing React's exports", _exports)
 
 
 def _build_vendor(out: Path, react: ReactSource, mode: Mode, esbuild: EsbuildRunner) -> dict[str, list[str]]:
     """Bundle React into ``out``/vendor.js (imports by absolute path: nothing is written into the package)."""
     import re
 
-    resolved = _resolve_ids(react.node_modules)
+    resolved = _list_exports(react.node_modules)
     lines = [f"import * as {name} from {json.dumps(resolved[mid][0])};" for mid, (name, _) in REACT_IDS.items()]
     lines.append(f"export {{ {', '.join(name for name, _ in REACT_IDS.values())} }};")
     (out / "entry.js").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -185,26 +158,37 @@ def _build_vendor(out: Path, react: ReactSource, mode: Mode, esbuild: EsbuildRun
     return exports
 
 
+def _cached_exports(cached: Path) -> dict[str, tuple[str, ...]] | None:
+    try:
+        done = json.loads((cached / "done").read_text(encoding="utf-8"))
+        return {str(k): tuple(str(n) for n in v) for k, v in done["exports"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # not built, or left half-written: built again
+
+
 def build_shared_modules(
     out: Path, react: ReactSource, *, mode: Mode = "production", esbuild: EsbuildRunner | None = None
 ) -> SharedModules:
-    """Write the host's shared modules into ``out`` (React built once per version and mode, then copied)."""
-    cached = cache_root() / "hostpage" / f"react-{react.version}-{mode}-esbuild-{ESBUILD_VERSION}"
-    if not (cached / "done").is_file():
+    """Write the host's shared modules into ``out`` (React built once per set of bytes and mode, then copied)."""
+    key = f"react-{react_digest(react)[:32]}-{mode}-esbuild-{ESBUILD_VERSION}-lexer-{LEXER_VERSION}-{SHIM_FORMAT}"
+    cached = cache_root() / "hostpage" / key
+    names = _cached_exports(cached)
+    if names is None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         staged = Path(tempfile.mkdtemp(dir=cached.parent, prefix=f".{cached.name}-"))
         try:
             exports = _build_vendor(staged, react, mode, esbuild or find_esbuild(react.node_modules.parent))
-            done = {"react": react.version, "mode": mode, "exports": exports}
+            done = {"react": react.version, "origin": react.origin, "mode": mode, "exports": exports}
             (staged / "done").write_text(json.dumps(done, indent=2, sort_keys=True) + "\n")
             shutil.rmtree(cached, ignore_errors=True)
             try:
                 os.replace(staged, cached)
             except OSError:
-                if not (cached / "done").is_file():
+                if _cached_exports(cached) is None:
                     raise
         finally:
             shutil.rmtree(staged, ignore_errors=True)
+        names = {k: tuple(v) for k, v in exports.items()}
     out.mkdir(parents=True, exist_ok=True)
     files = {"vendor.js": "vendor.js", **{mid: file for mid, (_, file) in REACT_IDS.items()}}
     for name in sorted(set(files.values())):
@@ -212,6 +196,6 @@ def build_shared_modules(
     shutil.copyfile(DATA / CLIENT_FILE, out / CLIENT_FILE)
     ids = {mid: file for mid, (_, file) in REACT_IDS.items()}
     ids[CLIENT_ID] = CLIENT_FILE
-    names = {k: tuple(v) for k, v in json.loads((cached / "done").read_text())["exports"].items()}
+    names = dict(names)
     names[CLIENT_ID] = CLIENT_EXPORTS
     return SharedModules(out, ids, names, react, mode)

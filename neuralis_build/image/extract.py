@@ -16,13 +16,13 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from neuralis_build.archivepath import NB1803, NOT_UTF8, path_problem
 from neuralis_build.diagnostics import Code, code
 from neuralis_build.errors import UserError
 from neuralis_build.image.gunzip import Gunzip, GzipRefused
 from neuralis_build.image.tarheader import MalformedHeader, StrictHeader, end_of_archive, is_sparse
 from neuralis_build.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BYTES
 
-NB1803 = code("NB1803", "archive-path", "a tarball entry's path is absolute, has .. or lacks the package/ prefix")
 NB1804 = code("NB1804", "archive-entry-type", "a tarball holds a link, a device, a FIFO or another non-file entry")
 NB1805 = code("NB1805", "archive-duplicate", "a tarball holds the same path twice (or two that differ only in case)")
 NB1806 = code("NB1806", "archive-limit", "a tarball exceeds the entry count, entry size or total size cap")
@@ -82,18 +82,13 @@ def _refuse_path(name: str, why: str) -> ArchiveRefused:
 def _relative(name: str, limits: Limits, root: str = "package") -> str:
     """The package-relative path of an entry name, or a refusal naming what is wrong with it."""
     if _SURROGATE.search(name):  # tarfile decodes bytes that are not UTF-8 as lone surrogates
-        raise _refuse_path(_shown(name), "is not UTF-8; a package path is Unicode text")
+        raise _refuse_path(_shown(name), NOT_UTF8)
     if len(name.encode("utf-8")) > limits.max_path_bytes:
         raise ArchiveRefused(NB1806, f"the entry path {name[:60]!r}… is longer than {limits.max_path_bytes} bytes", "")
-    if "\\" in name:
-        raise _refuse_path(name, "has a backslash (a Windows path separator)")
-    if name.startswith("/"):
-        raise _refuse_path(name, "is an absolute path")
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
-        raise _refuse_path(name, "has a control character")
+    problem = path_problem(name)
+    if problem is not None:
+        raise _refuse_path(name, problem)
     parts = name.split("/")
-    if ".." in parts:
-        raise _refuse_path(name, "has a .. segment")
     if parts[0] != root:
         raise _refuse_path(name, f"does not start with {root}/")
     rest = parts[1:]

@@ -39,6 +39,29 @@ def render_lock(packages: list[Locked], installed: list[dict[str, Any]]) -> str:
     )
 
 
+MAX_NESTING = 100
+
+
+def nesting_at(text: str, limit: int) -> tuple[int, int]:
+    """The line and column (1-based) where TOML arrays and inline tables first nest past ``limit``."""
+    depth, quote, line, start = 0, "", 1, 0
+    for at, ch in enumerate(text):
+        if ch == "\n":
+            line, start = line + 1, at + 1
+        elif quote:
+            if ch == quote and (quote == "'" or text[at - 1] != "\\"):
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return line, at - start + 1
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return line, 1
+
+
 def read_lock(path: Path) -> tuple[list[Locked], list[dict[str, Any]]]:
     """Read a lock (its SPEC entries and installed packages); a missing or malformed one is a usage error."""
     try:
@@ -49,6 +72,12 @@ def read_lock(path: Path) -> tuple[list[Locked], list[dict[str, Any]]]:
         ) from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"{path}: cannot read the lock ({exc})") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        line, column = nesting_at(path.read_text("utf-8"), MAX_NESTING)
+        raise UsageError(
+            f"{path}:{line}:{column}: cannot read the lock (arrays or inline tables nest deeper than {MAX_NESTING})",
+            hint="a lock nests a few levels at most: rebuild it without --frozen",
+        ) from None
     if data.get("version") != LOCK_VERSION or not isinstance(data.get("package", []), list):
         raise UsageError(f"{path}: not a version {LOCK_VERSION} image lock", hint="rebuild it without --frozen")
     out = []

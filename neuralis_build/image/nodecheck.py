@@ -13,9 +13,9 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from neuralis_build.errors import SubprocessError
-from neuralis_build.process import run, which
+from neuralis_build.process import json_from, run, which
 
 _SCRIPT = r"""
 const Module = require("module");
@@ -72,7 +72,11 @@ def check_with_node(
     }
     command = [node, "-e", _SCRIPT]
     done = run(command, input=json.dumps(payload), timeout=timeout)
-    if done.returncode != 0:
-        raise SubprocessError("node could not run the closure check", command=command, output=done.stderr)
-    data = json.loads(done.stdout)
-    return NodeVerdicts(list(data["edges"]), list(data["peers"]))
+    return json_from(done, "running the closure check", _verdicts)
+
+
+def _verdicts(data: Any) -> NodeVerdicts:
+    edges, peers = data["edges"], data["peers"]
+    if not isinstance(edges, list) or not isinstance(peers, list):
+        raise TypeError("edges and peers are lists")
+    return NodeVerdicts(edges, peers)

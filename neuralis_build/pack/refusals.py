@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from neuralis_build.archivepath import NB1803, path_problem
 from neuralis_build.diagnostics import Diagnostic, code, has_errors
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.judged import JudgedPackage
@@ -15,6 +16,7 @@ from neuralis_build.pack.fields import files_diagnostics, identity_diagnostics, 
 from neuralis_build.pack.packlist import packlist_exact
 from neuralis_build.pack.tarball import PackResult
 from neuralis_build.package import MANIFEST, Package
+from neuralis_build.printable import shown
 
 NB1709 = code("NB1709", "bundled-dependencies", "bundleDependencies are not packed by neuralis-build pack")
 NB1710 = code("NB1710", "workspaces-root", "a workspace root is not packed by neuralis-build pack")
@@ -116,6 +118,25 @@ def script_diagnostics(manifest: dict[str, Any]) -> list[Diagnostic]:
     ]
 
 
+def entry_path_diagnostics(files: list[str]) -> list[Diagnostic]:
+    """A file whose path breaks the tarball path rule (NB1803) would make a tarball ``image`` refuses."""
+    found = []
+    for rel in files:
+        problem = path_problem(rel)
+        if problem is not None:
+            found.append(
+                Diagnostic(
+                    "error",
+                    NB1803.id,
+                    rel,
+                    "",
+                    f'the path "{shown(rel)}" {problem}; image refuses a tarball that holds it',
+                    "rename the file, or leave it out of the package (files, .npmignore)",
+                )
+            )
+    return found
+
+
 def pack_refusals(judged: JudgedPackage, files: list[str]) -> list[Diagnostic]:
     """Every reason to refuse packing ``files`` (npm's list for the package), warnings included."""
     package = judged.package
@@ -124,6 +145,7 @@ def pack_refusals(judged: JudgedPackage, files: list[str]) -> list[Diagnostic]:
     # check already names an output that was never built (NB16xx) at the same pointer: say it once
     reported = {d.pointer for d in found if d.severity == "error"}
     outputs = declared_outputs(judged)
+    found += entry_path_diagnostics(files)
     found += files_entry_diagnostics(package, files, outputs)
     found += [d for d in output_diagnostics(judged, files) if not (d.code == NB1706.id and d.pointer in reported)]
     found += exports_diagnostics(package.manifest, files)

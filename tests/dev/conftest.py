@@ -17,16 +17,29 @@ from pathlib import Path
 import pytest
 
 BIN = Path(sys.executable).parent
-URL_LINE = re.compile(r"^neuralis-build dev: serving .* at (http://127\.0\.0\.1:\d+/) \(Ctrl-C stops\)$")
+URL_LINE = re.compile(r"^neuralis-build dev: serving .* at (http://127\.0\.0\.1:\d+/\?key=[\w-]+) \(Ctrl-C stops\)$")
 START_TIMEOUT = 300  # the first run may fetch React with npm into the cache
 
 
 @dataclass
 class DevProcess:
-    """A running `neuralis-build dev`: its URL, and every line it printed so far."""
+    """A running `neuralis-build dev`: its URL (with the page's key), and every line it printed so far."""
 
     proc: subprocess.Popen[str]
     url: str = ""
+
+    @property
+    def origin(self) -> str:
+        """The page's origin, ``http://127.0.0.1:PORT`` (its URL without the path and the key)."""
+        return self.url.split("/?", 1)[0]
+
+    @property
+    def port(self) -> int:
+        return int(self.origin.rsplit(":", 1)[1])
+
+    @property
+    def key(self) -> str:
+        return self.url.rsplit("key=", 1)[1]
     lines: list[str] = field(default_factory=list)
     _queue: queue.Queue[str | None] = field(default_factory=queue.Queue)
     reader: threading.Thread | None = None

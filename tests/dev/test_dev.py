@@ -20,7 +20,7 @@ from tests.ui.ui_helpers import build_file_tree, copy_example, link_package
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, requires_chromium, requires_node]
 
 BIN = Path(sys.executable).parent
-OWNERS = '({ owners: new Map([["r-1", "dev-user"]]) })'
+OWNERS = '{"owners": {"r-1": "dev-user"}}'
 
 
 def reports_with_charts(tmp_path: Path) -> Path:
@@ -86,7 +86,7 @@ def test_the_ui_example_renders_every_surface_and_publishes_test_events(tmp_path
         "error": None,
         "notification": {"title": "Report failed", "tone": "error", "nav": None, "dock": "acme-reports.open"},
     }
-    denied = publish(page, {"reportId": "r-1"}, '({ owners: new Map([["r-1", "someone-else"]]) })')
+    denied = publish(page, {"reportId": "r-1"}, '{"owners": {"r-1": "someone-else"}}')
     assert (denied["ok"], denied["admitted"], denied["reason"]) == (
         True,
         False,
@@ -220,11 +220,13 @@ def test_a_self_contained_entry_cannot_fetch_a_sibling_and_nothing_outside_is_se
     solo.filter(has_not_text="pending").wait_for()
     pair.filter(has_not_text="pending").wait_for()
     assert (solo.inner_text(), pair.inner_text()) == ("404", "200")
-    base = dev.url + "pkg/frames/"
+    files = page.evaluate("() => JSON.parse(document.getElementById('neuralis-host-config').textContent).dev.files")
+    assert files.startswith("http://127.0.0.1:") and not files.startswith(dev.origin + "/")
+    base = files + "pkg/frames/"
     assert browser_page.log.failed_requests == [f"GET {base}app/surfaces/widget/solo/data.json: HTTP 404"]
 
     def status_of(path: str) -> int:
-        return page.request.get(dev.url + path).status
+        return page.request.get(files + path).status
 
     assert status_of("pkg/frames/app/surfaces/card/pair/data.json") == 200
     for path in (
@@ -238,6 +240,7 @@ def test_a_self_contained_entry_cannot_fetch_a_sibling_and_nothing_outside_is_se
         "__neuralis/vendor/../../secret.txt",
     ):
         assert status_of(path) == 404, path
+    assert page.request.get(dev.origin + "/pkg/frames/app/surfaces/card/pair/data.json").status == 404
     stop_cleanly(dev)
 
 

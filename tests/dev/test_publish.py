@@ -39,7 +39,7 @@ def pkg(tmp_path: Path, module: str | None) -> Path:
 
 
 def ask(
-    root: Path, data: object, state: str = '{ owner: "dev-user" }', block: dict = BLOCK, trust: str = "first-party"
+    root: Path, data: object, state: object = {"owner": "dev-user"}, block: dict = BLOCK, trust: str = "first-party"
 ):
     request = {"event": "report.failed", "subjectId": "r-1", "projectId": "p", "data": data, "state": state}
     return publish_test_event(root, block, request, trust, "acme-reports").to_json()
@@ -55,9 +55,9 @@ def test_visible_admits_or_denies_the_sample_session(tmp_path: Path) -> None:
         "error": None,
         "notification": {"title": "Nightly · Report failed", "tone": "error", "nav": None, "dock": None},
     }
-    denied = ask(root, {"reportId": "r-1"}, state='{ owner: "someone" }')
+    denied = ask(root, {"reportId": "r-1"}, state={"owner": "someone"})
     assert (denied["admitted"], denied["reason"]) == (False, "visible(event, session, state) returned false")
-    thrown = ask(root, {"reportId": "r-1"}, state="null")
+    thrown = ask(root, {"reportId": "r-1"}, state=None)
     assert thrown["ok"] is False
     assert thrown["error"].startswith("visible() threw: TypeError: Cannot read properties of null")
 
@@ -94,3 +94,32 @@ def test_data_that_breaks_the_schema_or_the_cap_throws(tmp_path: Path, data: obj
 def test_events_below_first_party_are_dropped(tmp_path: Path) -> None:
     result = ask(pkg(tmp_path, VISIBLE), {"reportId": "r-1"}, block={}, trust="trusted")
     assert result["error"] == "events are honored for first-party packages only; this one is trusted"
+
+
+ECHO = """\
+export const subject = "report";
+export function visible(event, session, state) {
+  globalThis.seen = { session, state };
+  return typeof session === "string" && typeof state === "string" && session.startsWith("require(");
+}
+"""
+
+
+@requires_node
+def test_session_and_state_are_json_values_never_code(tmp_path: Path) -> None:
+    root = pkg(tmp_path, ECHO)
+    marker = tmp_path / "ran"
+    attack = f"require('child_process').execSync('touch {marker}')"
+    request = {"event": "report.failed", "subjectId": "r-1", "projectId": "p", "data": {"reportId": "r-1"}}
+    result = publish_test_event(root, BLOCK, {**request, "session": attack, "state": attack}, "first-party", "x")
+    # visible() got the two strings as they were sent, and nothing else ran
+    assert (result.ok, result.admitted) == (True, True)
+    assert not marker.exists()
+
+
+@requires_node
+def test_a_subject_that_names_a_path_is_refused_before_node_runs(tmp_path: Path) -> None:
+    root = pkg(tmp_path, VISIBLE)
+    block = {"events": [{**EVENT, "subject": "../../../tmp/x"}]}
+    result = ask(root, {"reportId": "r-1"}, block=block)
+    assert result["error"] == 'the subject "../../../tmp/x" of report.failed is not a valid subject'

@@ -1,8 +1,20 @@
 // The live side of `neuralis-build dev`: reload after a good rebuild, an overlay over the last good
 // page after a failed one, the check diagnostics of every change, and the test-event panel.
 // window.__neuralisDev is its machine-readable state (generation, overlay, last publish).
+// Every control (state, live, publish) is a POST from this page with the session's key: the server
+// answers nothing else, so another local user or a web page that finds the port gets a 403.
 const config = JSON.parse(document.getElementById("neuralis-host-config").textContent);
 const dev = config.dev;
+const KEY = dev.key;
+
+function control(name, body) {
+  return fetch(`/__neuralis/${name}`, {
+    method: "POST",
+    cache: "no-store",
+    headers: { "Content-Type": "application/json", "X-Neuralis-Key": KEY },
+    body: JSON.stringify(body === undefined ? {} : body),
+  });
+}
 const live = (window.__neuralisDev = {
   generation: dev.generation,
   version: dev.version,
@@ -117,7 +129,7 @@ function renderEvents(state) {
   const projectId = el("input", { id: "nh-project-id", value: "dev-project" });
   const data = el("textarea", { id: "nh-data" });
   const session = el("textarea", { id: "nh-session" });
-  session.value = '{ userId: "dev-user", projectIds: ["dev-project"] }';
+  session.value = JSON.stringify({ userId: "dev-user", projectIds: ["dev-project"] }, null, 1);
   const stateInput = el("textarea", { id: "nh-state" });
   stateInput.value = "{}";
   const verdict = el("div", { id: "nh-verdict", "aria-live": "polite" });
@@ -128,26 +140,17 @@ function renderEvents(state) {
   select.addEventListener("change", fill);
   fill();
   const send = async () => {
-    let parsed;
-    try {
-      parsed = JSON.parse(data.value);
-    } catch (error) {
-      show({ ok: false, error: `data is not JSON: ${error.message}` });
-      return;
+    const parsed = {};
+    for (const [name, input] of [["data", data], ["session", session], ["state", stateInput]]) {
+      try {
+        parsed[name] = JSON.parse(input.value);
+      } catch (error) {
+        show({ ok: false, error: `${name} is not JSON: ${error.message}` });
+        return;
+      }
     }
-    const body = {
-      event: select.value,
-      subjectId: subjectId.value,
-      projectId: projectId.value,
-      data: parsed,
-      session: session.value,
-      state: stateInput.value,
-    };
-    const response = await fetch("/__neuralis/publish", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
+    const body = { event: select.value, subjectId: subjectId.value, projectId: projectId.value, ...parsed };
+    const response = await control("publish", body);
     show(await response.json());
   };
   const show = (result) => {
@@ -180,9 +183,9 @@ function renderEvents(state) {
     projectId,
     el("label", { for: "nh-data" }, "data (JSON, checked against dataSchema)"),
     data,
-    el("label", { for: "nh-session" }, "session (a JS expression)"),
+    el("label", { for: "nh-session" }, "session (JSON)"),
     session,
-    el("label", { for: "nh-state" }, "state (a JS expression)"),
+    el("label", { for: "nh-state" }, "state (JSON)"),
     stateInput,
     el("button", { type: "button", id: "nh-publish", onClick: () => send().catch((e) => show({ ok: false, error: String(e) })) }, "Publish through visible()"),
     verdict,
@@ -190,7 +193,8 @@ function renderEvents(state) {
 }
 
 async function refresh() {
-  const response = await fetch("/__neuralis/state", { cache: "no-store" });
+  const response = await control("state");
+  if (!response.ok) throw new Error(`the state answered ${response.status}`);
   const state = await response.json();
   live.state = state;
   live.version = state.version;
@@ -204,22 +208,44 @@ async function refresh() {
   renderEvents(state);
 }
 
-function connect() {
-  const source = new EventSource("/__neuralis/live");
-  source.onopen = () => {
-    live.connected = true;
-  };
-  source.onmessage = (message) => {
-    const { generation, version } = JSON.parse(message.data);
-    if (generation > live.generation) {
-      location.reload();
-    } else if (version !== live.version || live.state === null) {
-      refresh().catch((error) => console.error("[neuralis dev] cannot read the state", error));
+function onMessage(data) {
+  const { generation, version } = JSON.parse(data);
+  if (generation > live.generation) {
+    location.reload();
+  } else if (version !== live.version || live.state === null) {
+    refresh().catch((error) => console.error("[neuralis dev] cannot read the state", error));
+  }
+}
+
+// The live stream is Server-Sent Events read through fetch (an EventSource cannot send the key),
+// opened again a second after it ends, as EventSource would.
+async function listen() {
+  const response = await control("live");
+  if (!response.ok || !response.body) throw new Error(`the live stream answered ${response.status}`);
+  live.connected = true;
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6));
+      if (data.length) onMessage(data.join("\n"));
     }
-  };
-  source.onerror = () => {
-    live.connected = false; // EventSource reconnects by itself while the server runs
-  };
+  }
+}
+
+function connect() {
+  listen()
+    .catch(() => {})
+    .finally(() => {
+      live.connected = false;
+      setTimeout(connect, 1000);
+    });
 }
 
 refresh()

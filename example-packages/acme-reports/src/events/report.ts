@@ -14,13 +14,13 @@ interface Session {
 }
 
 interface State {
-  owners: Map<string, string>; // reportId -> userId
+  owners: Record<string, string>; // reportId -> userId
   onRunFailed(listener: (run: { reportId: string; projectId: string }) => void): () => void;
 }
 
 /** Deny-by-default: only people in the report's project who own the report see its events. */
 export function visible(event: ReportEvent, session: Session, state: State): boolean {
-  return session.projectIds.includes(event.projectId) && state.owners.get(event.subjectId) === session.userId;
+  return session.projectIds.includes(event.projectId) && state.owners[event.subjectId] === session.userId;
 }
 
 type Publish = (e: { event: string; subjectId: string; projectId: string; data: Record<string, unknown>; audience?: string[] }) => void;
