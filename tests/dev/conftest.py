@@ -40,6 +40,7 @@ class DevProcess:
     @property
     def key(self) -> str:
         return self.url.rsplit("key=", 1)[1]
+
     lines: list[str] = field(default_factory=list)
     _queue: queue.Queue[str | None] = field(default_factory=queue.Queue)
     reader: threading.Thread | None = None
