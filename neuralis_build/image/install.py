@@ -8,10 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.errors import SubprocessError
 from neuralis_build.image.extract import Entry, write_entries
 from neuralis_build.npmname import name_problems
-from neuralis_build.process import run, which
+from neuralis_build.process import json_from, run, which
 from neuralis_build.ui.resolve import read_manifest
 
 NODE_MODULES = "node_modules"
@@ -97,7 +96,11 @@ def resolve_all(pairs: Sequence[tuple[str, Path]]) -> dict[tuple[str, Path], str
     payload = json.dumps([[name, os.path.realpath(root)] for name, root in pairs])
     command = [node, "-e", _RESOLVE]
     done = run(command, input=payload, timeout=NODE_TIMEOUT)
-    if done.returncode != 0:
-        raise SubprocessError("node could not run the resolution check", command=command, output=done.stderr)
-    result = json.loads(done.stdout)
-    return {(name, root): result[f"{name}\0{os.path.realpath(root)}"] for name, root in pairs}
+
+    def take(result: Any) -> dict[tuple[str, Path], str | None]:
+        found = {(name, root): result[f"{name}\0{os.path.realpath(root)}"] for name, root in pairs}
+        if not all(v is None or isinstance(v, str) for v in found.values()):
+            raise TypeError("each verdict is null or a string")
+        return found
+
+    return json_from(done, "running the resolution check", take)

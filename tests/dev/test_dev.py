@@ -71,6 +71,11 @@ def test_the_ui_example_renders_every_surface_and_publishes_test_events(tmp_path
     }, dump(status)
     assert page.locator('[data-surface-id="acme-reports.summary"] .acme-report__total').inner_text() == "1,234 results"
     assert page.locator("#neuralis-diagnostics .nh-diags--ok").inner_text() == "no findings"
+    # the modules come from the package origin, never from the page's own
+    config = page.evaluate("() => JSON.parse(document.getElementById('neuralis-host-config').textContent)")
+    urls = [p["module"]["url"] for p in config["packages"]]
+    assert urls and all(u.startswith(config["dev"]["files"] + "pkg/") for u in urls), urls
+    assert not config["dev"]["files"].startswith(dev.origin + "/")
 
     # The dock entry opens its widget.
     page.get_by_role("button", name="Reports", exact=True).click()

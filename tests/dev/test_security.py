@@ -392,3 +392,14 @@ def test_a_package_under_review_cannot_reach_the_page_or_its_key(probed, browser
         "page": "blocked",
         "own": 200,  # its own files, through CORS for the sandboxed frame
     }
+
+
+def test_open_hands_the_browser_a_private_file_not_the_key(tmp_path):
+    from neuralis_build.dev.guard import redirect_page
+
+    url = "http://127.0.0.1:5173/?key=s3cret&x=<b>"
+    page = redirect_page(url, tmp_path)
+    assert page.stat().st_mode & 0o777 == 0o600  # only the author reads it; a browser's argv is public
+    text = page.read_text()
+    assert '<meta http-equiv="refresh" content="0;url=http://127.0.0.1:5173/?key=s3cret&amp;x=&lt;b&gt;">' in text
+    assert '<meta name="referrer" content="no-referrer">' in text

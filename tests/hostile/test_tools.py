@@ -62,3 +62,86 @@ def test_doctor_catches_bytes_changed_behind_the_stamp(private_cache: Path):
     assert esbuild["ok"] is False
     assert "cached binary does not match the sha256 esbuild publishes" in esbuild["note"]
     assert esbuild["note"].endswith("delete it and run neuralis-build doctor --fetch")
+
+
+def fake_node(folder: Path, printed: str) -> Path:
+    """A `node` on PATH that prints ``printed`` and exits 0, whatever it is asked."""
+    fake = folder / "node"
+    folder.mkdir(parents=True, exist_ok=True)
+    fake.write_text(f"#!/bin/sh\nprintf '%s' '{printed}'\n")
+    fake.chmod(0o755)
+    return folder
+
+
+@pytest.fixture
+def host_page_cache(tmp_path: Path) -> Path:
+    """A cache whose host-page builds are its own (so node is asked), sharing esbuild, React and the lexer."""
+    from neuralis_build.hostpage.react import LEXER, lexer_file, pinned_react
+    from neuralis_build.hostprofile import default_host_profile
+    from neuralis_build.ui.binary import cache_root
+
+    lexer_file()
+    pinned_react(default_host_profile())
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for name in ("esbuild", "react", LEXER):
+        (cache / name).symlink_to(cache_root() / name)
+    return cache
+
+
+@pytest.mark.parametrize(
+    ("printed", "fault"),
+    [
+        ("garbage \\377", "printed something that is not JSON"),
+        ('{"react": 1}', "printed JSON without the fields expected"),
+        ("[]", "printed JSON without the fields expected"),
+    ],
+)
+def test_a_node_that_prints_garbage_is_an_environment_error_of_dev(
+    tmp_path: Path, host_page_cache: Path, printed: str, fault: str
+):
+    from tests.ui.ui_helpers import copy_example
+
+    root = copy_example("hello-declarative", tmp_path)
+    bin_dir = fake_node(tmp_path / "bin", printed)
+    env = environ(NEURALIS_BUILD_CACHE=str(host_page_cache), PATH=f"{bin_dir}:{os.environ['PATH']}")
+    done = cli("dev", root, env=env)
+    assert done.code == 2, done.err
+    assert f"error: node {fault} while listing React's exports" in done.err
+    assert f"command: {bin_dir / 'node'} -e" in done.err
+    assert printed in done.err  # what it printed
+    assert "Traceback" not in done.err and "internal error" not in done.err
+
+
+@pytest.mark.parametrize("printed", ["not json", '{"edges": []}', '{"edges": "x", "peers": []}'])
+def test_a_node_that_prints_garbage_is_an_environment_error_of_the_closure_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, printed: str
+):
+    from neuralis_build.errors import SubprocessError
+    from neuralis_build.image.install import resolve_all
+    from neuralis_build.image.nodecheck import check_with_node
+
+    monkeypatch.setenv("PATH", f"{fake_node(tmp_path / 'bin', printed)}:{os.environ['PATH']}")
+    with pytest.raises(SubprocessError) as closure:
+        check_with_node([(tmp_path, "dep", tmp_path)], [])
+    assert closure.value.exit_code == 2
+    assert closure.value.message.startswith("node printed ")
+    assert closure.value.message.endswith(" while running the closure check")
+    assert closure.value.output == printed
+    with pytest.raises(SubprocessError) as resolution:
+        resolve_all([("dep", tmp_path)])
+    assert resolution.value.message.endswith(" while running the resolution check")
+
+
+def test_a_lock_nested_ten_thousand_deep_is_a_located_refusal(tmp_path: Path):
+    from neuralis_build.errors import UsageError
+    from neuralis_build.image.lock import read_lock
+
+    lock = tmp_path / "neuralis-image.lock"
+    lock.write_text('version = 1\n\n[[package]]\nsource = "./a"\nname = ' + "[" * 10_000 + "]" * 10_000 + "\n")
+    with pytest.raises(UsageError) as refused:
+        read_lock(lock)
+    assert refused.value.exit_code == 2
+    assert refused.value.message == (
+        f"{lock}:5:108: cannot read the lock (arrays or inline tables nest deeper than 100)"
+    )
