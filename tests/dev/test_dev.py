@@ -270,6 +270,9 @@ def test_a_module_refused_at_its_trust_shows_the_placeholder_with_its_reason(tmp
         )
     )
     assert page.locator('#neuralis-diagnostics [data-code="NB0505"]').count() == 2
+    # the UI package in its node_modules came with the package under review: judged at its tier too
+    charts = next(p for p in status["packages"] if p["name"] == "@acme/charts")
+    assert charts["module"]["status"] == "refused", charts
     stop_cleanly(dev)
 
 

@@ -261,6 +261,9 @@ def test_the_package_origin_serves_only_with_its_key_and_cors_only_to_the_page_a
         status, headers, _ = call(data, headers={"Origin": origin} if origin else {})
         assert status == 200
         assert headers.get("access-control-allow-origin") == (origin if allowed else None), origin
+        assert headers["vary"] == "Origin"
+        page_origins = f"http://127.0.0.1:{dev.port} http://localhost:{dev.port}"
+        assert headers["content-security-policy"] == f"frame-ancestors {page_origins}"
     # and nothing of the page is served there
     root = "/".join(files.split("/")[:3])
     assert call(root + "/__neuralis/state", "POST", {"Origin": dev.origin, KEY_HEADER: dev.key}, b"{}")[0] == 404
