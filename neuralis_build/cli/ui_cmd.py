@@ -57,7 +57,9 @@ def _kb(size: int) -> str:
 
 def summary_lines(build: PackageBuild) -> list[str]:
     """What a successful build wrote, one output per line (plain text: a plain build needs no rich)."""
-    name = build.package.name or build.package.root.name
+    from neuralis_build.printable import shown
+
+    name = shown(build.package.name or build.package.root.name)
     mode = build.ui.mode if build.ui is not None else "production"
     lines = [f"built {name} for {mode} in {build.seconds * 1000:.0f} ms"]
     rows: list[tuple[str, str]] = []
@@ -74,6 +76,7 @@ def summary_lines(build: PackageBuild) -> list[str]:
     if build.events is not None:
         for out, names in build.events.exports.items():
             rows.append((out, "exports " + (", ".join(names) or "nothing")))
+    rows = [(shown(path), shown(what)) for path, what in rows]
     width = max((len(path) for path, _ in rows), default=0)
     lines += [f"  {path.ljust(width)}  {what}" for path, what in rows]
     return lines
@@ -84,6 +87,7 @@ def one_line(result: WatchResult) -> str:
     import time
 
     from neuralis_build.errors import DiagnosedError
+    from neuralis_build.printable import shown, shown_text
 
     stamp = time.strftime("%H:%M:%S")
     ms = f"{result.seconds * 1000:.0f} ms"
@@ -91,7 +95,7 @@ def one_line(result: WatchResult) -> str:
         build = result.build
         parts = []
         if build.ui is not None:
-            parts.append("+".join(p.rsplit("/", 1)[-1] for p in build.ui.outputs if not p.endswith(".json")))
+            parts.append("+".join(shown(p.rsplit("/", 1)[-1]) for p in build.ui.outputs if not p.endswith(".json")))
             parts.append(f"{len(build.ui.record.shared_imports)} shared imports")
         if build.events is not None and build.events.outputs:
             n = len(build.events.outputs)
@@ -99,14 +103,14 @@ def one_line(result: WatchResult) -> str:
         mode = build.ui.mode if build.ui is not None else "development"
         return f"[{stamp}] ok ({mode}): {', '.join(parts)} in {ms}"
     error = result.error
-    detail = error.message if error is not None else "unknown error"
+    detail = shown_text(error.message) if error is not None else "unknown error"
     if isinstance(error, DiagnosedError):
         errors = [d for d in error.diagnostics if d.severity == "error"]
         if errors:
             first = errors[0]
-            where = first.file + (f":{first.line}:{first.column}" if first.line is not None else "")
+            where = shown(first.file) + (f":{first.line}:{first.column}" if first.line is not None else "")
             more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-            detail = f"{where}: {first.code} {first.message}{more}"
+            detail = f"{where}: {first.code} {shown_text(first.message)}{more}"
     return f"[{stamp}] failed: {detail}; kept the last good output"
 
 
@@ -176,7 +180,9 @@ def watch(path: Path, options: BuildOptions) -> None:
         print(one_line(result), flush=True)
 
     def ready() -> None:
-        print(f"watching {path} for changes (Ctrl-C stops)", flush=True)
+        from neuralis_build.printable import shown
+
+        print(f"watching {shown(str(path))} for changes (Ctrl-C stops)", flush=True)
 
     try:
         watch_package(path, options, show, on_ready=ready)

@@ -11,6 +11,7 @@ import pytest
 from neuralis_build.cli.dev_cmd import report_line
 from neuralis_build.dev.state import BuildReport
 from neuralis_build.diagnostics import Diagnostic
+from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.printable import shown, shown_text
 from tests.hostile.conftest import cli, package_json, write_package
 
@@ -94,3 +95,23 @@ def test_dev_prints_changed_files_and_errors_escaped():
     assert "src/e\\x1b[2Jf.js:3:4: NB1900 bad \\x07 thing" in line
     ok = report_line(BuildReport(True, (f"src/{CLEAR}",), 0.1))
     assert ok.endswith("(src/e\\x1b[2Jf.js): the page reloads")
+
+
+def test_ui_prints_a_refused_file_escaped(tmp_path: Path):
+    from neuralis_build.cli.ui_cmd import one_line
+    from neuralis_build.errors import DiagnosedError
+    from neuralis_build.package import load_package
+    from neuralis_build.ui.run import BuildOptions, build_package
+    from neuralis_build.ui.watch import WatchResult
+    from tests.ui.ui_helpers import build_file_tree
+
+    source = f"src/events/{CLEAR}".replace(".js", ".ts")
+    root = build_file_tree(
+        tmp_path / "pkg",
+        {"package.json": {"name": "x", "version": "1.0.0", "type": "module", "neuralis": {}}, source: "let x = ;\n"},
+    )
+    with pytest.raises(DiagnosedError) as refused:
+        build_package(load_package(root), BuildOptions(default_host_profile()))
+    line = one_line(WatchResult((), None, refused.value, 0.1))
+    assert "\x1b" not in line
+    assert "src/events/e\\x1b[2Jf.ts" in line, line
