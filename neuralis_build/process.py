@@ -134,8 +134,8 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 
-def json_from(done: Completed, what: str, take: Callable[[Any], T]) -> T:
-    """What ``done`` printed, read as JSON and passed to ``take``; anything else is the program's fault.
+def json_from(done: Completed, task: str, take: Callable[[Any], T]) -> T:
+    """What ``done`` printed when asked to ``task`` (a verb phrase), read as JSON and passed to ``take``.
 
     A program that exits non-zero, prints something that is not JSON, or JSON that ``take`` cannot
     use (a missing key, a wrong type: ``take`` raises LookupError, TypeError or ValueError) is a
@@ -148,19 +148,19 @@ def json_from(done: Completed, what: str, take: Callable[[Any], T]) -> T:
     fault = None
     value: Any = None
     if done.returncode != 0:
-        fault = f"exited {done.returncode}"
+        fault = f"could not {task} (it exited {done.returncode})"
     else:
         try:
             value = take(json.loads(done.stdout))
         except (ValueError, RecursionError):
-            fault = "printed something that is not JSON"
+            fault = f"printed something that is not JSON when asked to {task}"
         except (LookupError, TypeError, AttributeError):
-            fault = "printed JSON without the fields expected"
+            fault = f"printed JSON without the fields expected when asked to {task}"
     if fault is None:
         return value  # type: ignore[no-any-return]
     printed = (done.stderr + done.stdout).strip()
     raise SubprocessError(
-        f"{program} {fault} while {what}",
+        f"{program} {fault}",
         command=done.command,
         output=printed[:4000] + ("…" if len(printed) > 4000 else ""),
         hint=f"check the {program} on PATH ({program} --version): the toolchain needs Node.js 20 or newer",

@@ -124,7 +124,7 @@ def _list_exports(node_modules: Path) -> dict[str, tuple[str, list[str]]]:
     node = which("node", "install Node.js 20 or newer: it reads React's exports for the host page")
     lexer = lexer_file()
     cmd = [node, "-e", _EXPORTS, json.dumps([str(lexer), sorted(REACT_IDS), str(node_modules.parent)])]
-    return json_from(run(cmd, cwd=lexer.parent, timeout=120), "listing React's exports", _exports)
+    return json_from(run(cmd, cwd=lexer.parent, timeout=120), "list React's exports", _exports)
 
 
 def _build_vendor(out: Path, react: ReactSource, mode: Mode, esbuild: EsbuildRunner) -> dict[str, list[str]]:

@@ -103,4 +103,4 @@ def resolve_all(pairs: Sequence[tuple[str, Path]]) -> dict[tuple[str, Path], str
             raise TypeError("each verdict is null or a string")
         return found
 
-    return json_from(done, "running the resolution check", take)
+    return json_from(done, "run the resolution check", take)

@@ -72,7 +72,7 @@ def check_with_node(
     }
     command = [node, "-e", _SCRIPT]
     done = run(command, input=json.dumps(payload), timeout=timeout)
-    return json_from(done, "running the closure check", _verdicts)
+    return json_from(done, "run the closure check", _verdicts)
 
 
 def _verdicts(data: Any) -> NodeVerdicts:

@@ -107,7 +107,7 @@ def test_a_node_that_prints_garbage_is_an_environment_error_of_dev(
     env = environ(NEURALIS_BUILD_CACHE=str(host_page_cache), PATH=f"{bin_dir}:{os.environ['PATH']}")
     done = cli("dev", root, env=env)
     assert done.code == 2, done.err
-    assert f"error: node {fault} while listing React's exports" in done.err
+    assert f"error: node {fault} when asked to list React's exports" in done.err
     assert f"command: {bin_dir / 'node'} -e" in done.err
     assert printed in done.err  # what it printed
     assert "Traceback" not in done.err and "internal error" not in done.err
@@ -126,11 +126,11 @@ def test_a_node_that_prints_garbage_is_an_environment_error_of_the_closure_check
         check_with_node([(tmp_path, "dep", tmp_path)], [])
     assert closure.value.exit_code == 2
     assert closure.value.message.startswith("node printed ")
-    assert closure.value.message.endswith(" while running the closure check")
+    assert closure.value.message.endswith(" when asked to run the closure check")
     assert closure.value.output == printed
     with pytest.raises(SubprocessError) as resolution:
         resolve_all([("dep", tmp_path)])
-    assert resolution.value.message.endswith(" while running the resolution check")
+    assert resolution.value.message.endswith(" when asked to run the resolution check")
 
 
 def test_a_lock_nested_ten_thousand_deep_is_a_located_refusal(tmp_path: Path):
