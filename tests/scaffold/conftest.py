@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from neuralis_build.cli.new import main
+
+BIN = Path(sys.executable).parent
+"""Where this environment's console scripts are (neuralis, neuralis-build)."""
 
 
 @dataclass(frozen=True)
@@ -55,3 +59,13 @@ def listing(root: Path) -> list[str]:
         found += [(rel / d).as_posix() + "/" for d in dirnames]
         found += [(rel / f).as_posix() for f in filenames]
     return sorted(found)
+
+
+def workflow_steps(pkg: Path) -> list[tuple[str, str]]:
+    """(name, command) of each ``run`` step of the package's generated CI workflow, in order."""
+    import yaml
+
+    workflow = yaml.safe_load((pkg / ".github/workflows/package.yml").read_text())
+    return [
+        (step.get("name", step["run"]), step["run"]) for step in workflow["jobs"]["package"]["steps"] if "run" in step
+    ]

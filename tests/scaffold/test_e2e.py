@@ -11,7 +11,6 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,10 +19,10 @@ from neuralis_build import __version__
 from neuralis_build.scaffold.templates import get_template
 
 from ..conftest import requires_node
+from .conftest import BIN, workflow_steps
 
 pytestmark = [pytest.mark.e2e, requires_node]
 
-BIN = Path(sys.executable).parent
 TEMPLATES = ["minimal", "tools", "widget", "ui-module", "full"]
 
 
@@ -43,16 +42,6 @@ def _run(args: list[str], cwd: Path, timeout: int = 600) -> subprocess.Completed
     return done
 
 
-def workflow_steps(pkg: Path) -> list[tuple[str, str]]:
-    """(name, command) of each ``run`` step of the package's generated CI workflow, in order."""
-    import yaml
-
-    workflow = yaml.safe_load((pkg / ".github/workflows/package.yml").read_text())
-    return [
-        (step.get("name", step["run"]), step["run"]) for step in workflow["jobs"]["package"]["steps"] if "run" in step
-    ]
-
-
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tmp_path: Path) -> None:
     spec = get_template(template)
@@ -60,10 +49,13 @@ def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tm
     pkg = tmp_path / "pkg"
     _run([str(BIN / "neuralis"), "new", name, "--template", template, "--dir", str(pkg), "--no-input"], tmp_path)
 
-    # The generated CI workflow, run step by step as GitHub Actions would (this toolchain stands in for
-    # the pipx install step). Its steps are the template's build steps, check at its trust, then pack.
+    # The generated CI workflow, run step by step as GitHub Actions would. Its first step installs what
+    # package.json pins (tests/scaffold/test_wheel.py runs it with the real pipx); here this toolchain stands in
+    # for it. Then the template's build steps, check at its trust, then pack.
     steps = workflow_steps(pkg)
-    assert steps[0] == ("Install neuralis-build", f'pipx install "neuralis-build=={__version__}"')
+    assert steps[0][0] == "Install neuralis-build"
+    assert _install_spec(steps[0][1], pkg, tmp_path) == f"neuralis-build=={__version__}"
+    assert _install_spec(steps[0][1], pkg, tmp_path, NEURALIS_BUILD_INSTALL="./wheel.whl") == "./wheel.whl"
     assert [command for _, command in steps[1:]] == [
         *spec.build,
         f"neuralis-build check --trust {spec.trust} --format github",
@@ -104,6 +96,27 @@ def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tm
         assert (installed / "dist/app/shared-imports.json").is_file()
     # The npm-script wrapper is the author's, not the package's: it never ships.
     assert not (installed / "scripts").exists()
+
+
+def _install_spec(command: str, pkg: Path, tmp_path: Path, **env: str) -> str:
+    """What the workflow's install step hands pipx, with ``env`` as the step's environment.
+
+    ``pipx`` here is a script that prints its arguments: the spec is worked out by the step's own shell
+    and node, as on GitHub; test_wheel.py runs the same step with the real pipx.
+    """
+    shim = tmp_path / "shim"
+    shim.mkdir(exist_ok=True)
+    (shim / "pipx").write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+    (shim / "pipx").chmod(0o755)
+    environ = {**_env(), "NEURALIS_BUILD_INSTALL": "", **env}  # the step's env: an unset variable is empty
+    environ["PATH"] = f"{shim}{os.pathsep}{environ['PATH']}"
+    done = subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", command], cwd=pkg, env=environ, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    install, spec = done.stdout.splitlines()
+    assert install == "install"
+    return spec
 
 
 def _asset_imports_type_check(pkg: Path) -> None:

@@ -5,6 +5,7 @@ on a SIGTERM sent to it alone, and stops neuralis-build when npm goes without pa
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -61,6 +62,40 @@ def wait_until(condition, seconds: float = 30) -> bool:
 def test_the_templates_share_one_wrapper():
     for template in ("ui-module", "full"):
         assert (REPO / "templates" / template / "scripts" / "neuralis-build.mjs").read_bytes() == WRAPPER.read_bytes()
+
+
+def _without_the_tool(root: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``npm run``'s view of the wrapper when neuralis-build is not on PATH: only node's folder is."""
+    node_dir = Path(shutil.which("node") or "/usr/bin/node").parent
+    return subprocess.run(
+        ["node", "scripts/neuralis-build.mjs", "check", "--trust", "untrusted"],
+        cwd=root,
+        env={"PATH": f"{node_dir}{os.pathsep}/bin", "HOME": str(root), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_without_the_tool_the_wrapper_names_the_spec_package_json_pins(tmp_path):
+    root = package(tmp_path)
+    manifest = json.loads((root / "package.json").read_text())
+    manifest["config"] = {"neuralisBuildInstall": "neuralis-build==9.8.7"}
+    (root / "package.json").write_text(json.dumps(manifest))
+    done = _without_the_tool(root)
+    assert done.returncode == 127
+    assert done.stderr.splitlines() == [
+        'neuralis-build is not installed (or not on PATH): install it with `pipx install "neuralis-build==9.8.7"` '
+        '(or `uv tool install "neuralis-build==9.8.7"`); the spec is package.json\'s config.neuralisBuildInstall '
+        "(NEURALIS_BUILD_INSTALL overrides it); see README.md, Install the toolchain."
+    ]
+    # the environment overrides package.json (one machine, or a CI variable)
+    wheel = "/tmp/dist/neuralis_build-9.9.0-py3-none-any.whl"
+    assert f'`pipx install "{wheel}"`' in _without_the_tool(root, NEURALIS_BUILD_INSTALL=wheel).stderr
+    # no pin (a package.json without config): the package itself, unpinned
+    del manifest["config"]
+    (root / "package.json").write_text(json.dumps(manifest))
+    assert '`pipx install "neuralis-build"`' in _without_the_tool(root).stderr
 
 
 @contextlib.contextmanager

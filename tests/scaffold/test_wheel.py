@@ -15,7 +15,7 @@ from neuralis_build import __version__
 from neuralis_build.scaffold.create import Request, create, plan
 
 from ..conftest import REPO
-from .conftest import read_tree
+from .conftest import BIN, read_tree, workflow_steps
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -92,22 +92,24 @@ def test_the_installed_wheel_scaffolds_every_template(wheel: Path, tmp_path: Pat
         assert read_tree(tmp_path / f"wheel-{template}") == read_tree(tmp_path / f"repo-{template}")
 
 
-def _fresh_shell(command: str, cwd: Path, path: list[Path], home: Path) -> subprocess.CompletedProcess[str]:
-    """``command`` in a login-less bash with nothing but HOME and this PATH (what a new terminal has)."""
+def _fresh_shell(command: str, cwd: Path, path: list[Path], home: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``command`` in a login-less bash with nothing but HOME, this PATH and ``env`` (what a new terminal has)."""
     node_dir = Path(shutil.which("node") or "/usr/bin/node").parent
-    env = {"HOME": str(home), "PATH": os.pathsep.join([*map(str, path), str(node_dir), "/usr/bin", "/bin"])}
+    environ = {"HOME": str(home), "PATH": os.pathsep.join([*map(str, path), str(node_dir), "/usr/bin", "/bin"]), **env}
     return subprocess.run(
-        ["bash", "--noprofile", "--norc", "-c", command],
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", command],
         cwd=cwd,
-        env=env,
+        env=environ,
         capture_output=True,
         text=True,
         timeout=900,
     )
 
 
-def test_pipx_install_puts_the_toolchain_where_npm_scripts_find_it(wheel: Path, tmp_path: Path) -> None:
-    """The README's install step (pipx), then a package's npm scripts in a fresh shell; without it, one clear line."""
+def test_the_ci_install_step_puts_the_toolchain_where_npm_scripts_find_it(wheel: Path, tmp_path: Path) -> None:
+    """A scaffolded package's CI install step with the real pipx, NEURALIS_BUILD_INSTALL naming this wheel (what a
+    repository sets before a release is on PyPI); then the package's npm scripts in a fresh shell. Without the
+    tool, one clear line naming the spec package.json pins."""
     home = tmp_path / "home"
     home.mkdir()
     pipx_venv = tmp_path / "pipx-venv"
@@ -116,26 +118,25 @@ def test_pipx_install_puts_the_toolchain_where_npm_scripts_find_it(wheel: Path, 
         [str(pipx_venv / "bin/python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "pipx"],
         tmp_path,
     )
+    _run([str(BIN / "neuralis"), "new", "@acme/board", "--template", "widget", "--no-input"], tmp_path)
+    board = tmp_path / "board"
+    (name, step), *_ = workflow_steps(board)
+    assert name == "Install neuralis-build"
+
     bin_dir = tmp_path / "bin"
-    installed = _fresh_shell(
-        f"PIPX_HOME={tmp_path / 'pipx'} PIPX_BIN_DIR={bin_dir} {pipx_venv / 'bin/pipx'} install {wheel}",
-        tmp_path,
-        [],
-        home,
-    )
+    pipx = {"PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(bin_dir)}
+    installed = _fresh_shell(step, board, [pipx_venv / "bin"], home, NEURALIS_BUILD_INSTALL=str(wheel), **pipx)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert sorted(p.name for p in bin_dir.iterdir()) == ["neuralis", "neuralis-build"]
+    version = _fresh_shell("neuralis-build --version", tmp_path, [bin_dir], home)
+    assert version.stdout == f"neuralis-build {__version__}\n"
 
-    made = _fresh_shell("neuralis new @acme/board --template widget --no-input", tmp_path, [bin_dir], home)
-    assert made.returncode == 0, made.stderr
-    board = tmp_path / "board"
     checked = _fresh_shell("npm run check", board, [bin_dir], home)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "✓ @acme/board (., untrusted): no findings" in checked.stdout
 
     missing = _fresh_shell("npm run check", board, [], home)
     assert missing.returncode != 0
-    assert "neuralis-build is not installed (or not on PATH): install it with `pipx install neuralis-build`" in (
-        missing.stderr
-    )
+    spec = f'"neuralis-build=={__version__}"'
+    assert f"neuralis-build is not installed (or not on PATH): install it with `pipx install {spec}`" in missing.stderr
     assert "not found" not in missing.stderr

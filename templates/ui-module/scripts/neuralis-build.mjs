@@ -4,6 +4,22 @@
 // (npm passing on `kill`) is passed on, and if npm goes without passing anything on, neuralis-build is
 // stopped too, so `npm run dev` never leaves a server behind.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+// What to install: NEURALIS_BUILD_INSTALL when set (one machine, or a CI variable), else package.json's
+// config.neuralisBuildInstall, which `neuralis new` pins to the toolchain that made the package. The generated
+// workflow installs from the same two places, so the message and CI never disagree.
+const installSpec = () => {
+  if (process.env.NEURALIS_BUILD_INSTALL) return process.env.NEURALIS_BUILD_INSTALL;
+  try {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    const spec = manifest?.config?.neuralisBuildInstall;
+    if (typeof spec === "string" && spec !== "") return spec;
+  } catch {
+    // no readable package.json: name the package itself
+  }
+  return "neuralis-build";
+};
 
 const child = spawn("neuralis-build", process.argv.slice(2), { stdio: "inherit" });
 const running = () => child.exitCode === null && child.signalCode === null;
@@ -22,9 +38,11 @@ const orphaned = setInterval(() => {
 child.on("error", (error) => {
   clearInterval(orphaned);
   if (error.code === "ENOENT") {
+    const spec = JSON.stringify(installSpec());
     console.error(
-      "neuralis-build is not installed (or not on PATH): install it with `pipx install neuralis-build` " +
-        "(or `uv tool install neuralis-build`); see README.md, Install.",
+      `neuralis-build is not installed (or not on PATH): install it with \`pipx install ${spec}\` ` +
+        `(or \`uv tool install ${spec}\`); the spec is package.json's config.neuralisBuildInstall ` +
+        "(NEURALIS_BUILD_INSTALL overrides it); see README.md, Install the toolchain.",
     );
     process.exit(127);
   }
