@@ -1,8 +1,8 @@
 """The rule behind each diagnostic code, stored as data (data/explain/*.toml) and read only by `explain`.
 
-Each entry says what the rule asks, why it exists (the spec's own sentence where one applies,
-otherwise the decision in DESIGN.md or docs/spec-decisions.md it comes from), and a bad and a
-good example. The code's slug and summary come from the code registry (diagnostics.CODES), so a
+Each entry says what the rule asks, why it exists (in this project's words), where the rule comes from
+(a section of the spec, or the page of docs/ that records our decision), and a bad and a good
+example. The code's slug and summary come from the code registry (diagnostics.CODES), so a
 code is named once, beside its rule; a test asserts that every registered code has an entry.
 """
 
@@ -21,7 +21,9 @@ from neuralis_build.diagnostics import CODES, Code
 from neuralis_build.errors import UsageError
 
 DATA = Path(__file__).parent / "data" / "explain"
+SPEC_SECTIONS = Path(__file__).parent / "data" / "spec-sections.toml"
 FIELDS = ("rule", "why", "source", "bad", "good")
+SPEC_PREFIX = "spec: "
 
 
 @dataclass(frozen=True)
@@ -31,13 +33,20 @@ class Entry:
     code: Code
     rule: str
     why: str
-    source: str  # "spec: <section>", or the document and section the decision is recorded in
+    source: str  # "spec: <section>", or "docs/<page>.md, <heading>" where our decision is recorded
     bad: str
     good: str
 
     @property
-    def quotes_spec(self) -> bool:
-        return self.source.startswith("spec")
+    def from_spec(self) -> bool:
+        return self.source.startswith(SPEC_PREFIX)
+
+
+def spec_sections() -> dict[str, str]:
+    """The spec's sections, by the key a source names (``app.module``) → the heading as the spec writes it."""
+    with SPEC_SECTIONS.open("rb") as f:
+        data = tomllib.load(f)
+    return {s["key"]: s["heading"] for s in data["sections"]}
 
 
 def registered_codes() -> dict[str, Code]:

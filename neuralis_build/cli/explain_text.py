@@ -19,12 +19,11 @@ def print_entry(console: Console, entry: Entry) -> None:
     from rich.markup import escape
 
     where = entry.source.removeprefix("spec: ")
-    why_title = f"Why (the spec, {where})" if entry.quotes_spec else f"Why ({where})"
-    why = f"“{entry.why}”" if entry.quotes_spec else entry.why
+    why_title = f"Why (the spec, {where})" if entry.from_spec else f"Why ({where})"
     console.print(f"[bold]{entry.code.id}[/] {escape(entry.code.slug)}: {escape(entry.code.summary)}")
     for title, body, style in (
         ("Rule", entry.rule, ""),
-        (why_title, why, ""),
+        (why_title, entry.why, ""),
         ("Bad", entry.bad, "red"),
         ("Good", entry.good, "green"),
     ):
