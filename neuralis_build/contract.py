@@ -1,4 +1,4 @@
-"""The directory contract: which files a package contributes by where they sit (see DESIGN.md)."""
+"""The directory contract: which files a package contributes by where they sit (docs/design.md)."""
 
 from __future__ import annotations
 

@@ -113,7 +113,7 @@ def _command(pid: str) -> str:
             words = [w.decode("utf-8", "replace") for w in fh.read().rstrip(b"\0").split(b"\0")]
     except OSError:
         return ""
-    # "/usr/bin/python3 /work/.venv/bin/neuralis-build image …" reads as "python3 neuralis-build image …"
+    # "/usr/bin/python3 /home/me/.venv/bin/neuralis-build image …" reads as "python3 neuralis-build image …"
     shown = [os.path.basename(w) if i < 2 and os.path.isabs(w) else w for i, w in enumerate(words)]
     text = " ".join(" ".join(shown).split())  # one line, however the command was spelt
     return f" ({text[:160]})" if text else ""

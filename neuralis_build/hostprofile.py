@@ -1,4 +1,4 @@
-"""The host profile: the host a UI module is built for and judged against (DESIGN.md, "The host profile")."""
+"""The host profile: the host a UI module is built for and judged against (docs/design.md, "The host profile")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Every ``neuralis`` package in the installed tree is one the host loads: judge it like a listed one.
 
-The spec: "the host loads a dependency if and only if its package.json carries a neuralis block".
+The host loads exactly those dependencies whose package.json has a neuralis block (spec: Manifest and distribution).
 So each installed dependency with a ``neuralis`` key is validated at the tier its chain gives it
 (``graph``: never above the listed package that brings it in), its UI module is judged, and it
 takes part in the tool-name, service, config-key and OAuth rules like a listed package. The host

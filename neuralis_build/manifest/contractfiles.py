@@ -1,10 +1,10 @@
 """The directory contract's files as diagnostics: symlinks that lead out, duplicates, strays, names.
 
-Every discovered contract file must stay inside the package once its symlinks are resolved
-(DESIGN.md: "no symlink that leads out"); two files for one entry are an error; a file that sits
-in a contract folder but is no entry of it is a warning. ``tools/<name>.json`` is read, since it
-is the tool's whole definition. Diagnostics name the file, with the pointer ``""`` (or one into
-the JSON file).
+Every discovered contract file must stay inside the package once its symlinks are resolved (no
+symlink may lead out: docs/design.md, The directory contract); two files for one entry are an
+error; a file that sits in a contract folder but is no entry of it is a warning.
+``tools/<name>.json`` is read, since it is the tool's whole definition. Diagnostics name the file,
+with the pointer ``""`` (or one into the JSON file).
 """
 
 from __future__ import annotations

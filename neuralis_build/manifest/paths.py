@@ -74,7 +74,7 @@ def resolve_inside(root: Path, path: str) -> Path | None:
 
 def file_inside(c: Checker, pointer: str, path: str, what: str, outside: Code, noun: str) -> Path | None:
     """The file a manifest path names, symlinks resolved; None when there is no package to look in, or when
-    a symlink leads it out (then ``outside`` is reported at ``pointer``: the containment rule of DESIGN.md)."""
+    a symlink leads it out (then ``outside`` is reported at ``pointer``: the containment rule, docs/design.md)."""
     if c.package is None:
         return None
     target = resolve_inside(c.package.root, path)

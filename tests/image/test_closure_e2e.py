@@ -65,18 +65,18 @@ def test_the_closure_is_installed_where_node_finds_it(
     tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
 ) -> None:
     for version in ("1.0.0", "1.1.0", "2.0.0"):
-        publish(npm_registry, tmp_path, lib("acme-shared", version), {"index.js": f"module.exports = '{version}';\n"})
+        publish(npm_registry, tmp_path, lib("acme-common", version), {"index.js": f"module.exports = '{version}';\n"})
     tool = (
-        "const debug = require('debug');\nconst shared = require('acme-shared');\n"
-        "exports.run = () => `${shared} ${typeof debug} ${require('ms')('2h')}`;\n"
+        "const debug = require('debug');\nconst common = require('acme-common');\n"
+        "exports.run = () => `${common} ${typeof debug} ${require('ms')('2h')}`;\n"
     )
     t = tmp_path / "tgz"
-    one = manifest(name="@acme/one", dependencies={"acme-shared": "^1.0.0", "debug": "4.4.3", "ms": "^2.1.0"})
+    one = manifest(name="@acme/one", dependencies={"acme-common": "^1.0.0", "debug": "4.4.3", "ms": "^2.1.0"})
     write_tgz(t, "one.tgz", package_tgz(one, {"tools/acme_one_when.js": tool}))
-    two = lib("acme-two", "1.0.0", dependencies={"acme-shared": "~1.1.0", "ms": "2.0.0"})
+    two = lib("acme-two", "1.0.0", dependencies={"acme-common": "~1.1.0", "ms": "2.0.0"})
     write_tgz(t, "two.tgz", package_tgz(two, {"index.js": "module.exports = require('ms')(1000);\n"}))
-    three = lib("acme-three", "1.0.0", dependencies={"acme-shared": "^2.0.0"})
-    write_tgz(t, "three.tgz", package_tgz(three, {"index.js": "module.exports = require('acme-shared');\n"}))
+    three = lib("acme-three", "1.0.0", dependencies={"acme-common": "^2.0.0"})
+    write_tgz(t, "three.tgz", package_tgz(three, {"index.js": "module.exports = require('acme-common');\n"}))
     spec = spec_text(
         {"source": "tgz/one.tgz"},
         {"source": "tgz/two.tgz", "class": "installed", "trust": "trusted"},
@@ -86,13 +86,13 @@ def test_the_closure_is_installed_where_node_finds_it(
     assert run.code == 0, run.err
     assert closure_rows(run) == [
         ("node_modules/@acme/one", "1.0.0", "@acme/one", "first-party"),
-        ("node_modules/@acme/one/node_modules/acme-shared", "1.1.0", "@acme/one > acme-shared", "first-party"),
+        ("node_modules/@acme/one/node_modules/acme-common", "1.1.0", "@acme/one > acme-common", "first-party"),
         ("node_modules/@acme/one/node_modules/debug", "4.4.3", "@acme/one > debug", "first-party"),
         ("node_modules/@acme/one/node_modules/ms", "2.1.3", "@acme/one > ms", "first-party"),
         ("node_modules/acme-three", "1.0.0", "acme-three", "untrusted"),
-        ("node_modules/acme-three/node_modules/acme-shared", "2.0.0", "acme-three > acme-shared", "untrusted"),
+        ("node_modules/acme-three/node_modules/acme-common", "2.0.0", "acme-three > acme-common", "untrusted"),
         ("node_modules/acme-two", "1.0.0", "acme-two", "trusted"),
-        ("node_modules/acme-two/node_modules/acme-shared", "1.1.0", "acme-two > acme-shared", "trusted"),
+        ("node_modules/acme-two/node_modules/acme-common", "1.1.0", "acme-two > acme-common", "trusted"),
         ("node_modules/acme-two/node_modules/ms", "2.0.0", "acme-two > ms", "trusted"),
     ]
     debug = next(c for c in run.report["closure"] if c["name"] == "debug")
@@ -103,11 +103,11 @@ def test_the_closure_is_installed_where_node_finds_it(
     )
     assert debug["resolved"] == f"{npm_registry.url}debug/-/debug-4.4.3.tgz"
     assert [(c["kind"], c["name"], c["severity"]) for c in run.report["conflicts"]] == [
-        ("versions", "acme-shared", "warning"),
+        ("versions", "acme-common", "warning"),
         ("versions", "ms", "warning"),
     ]
     assert run.report["conflicts"][0]["message"] == (
-        "acme-shared is installed at 2 versions (1.1.0 for @acme/one, acme-two; 2.0.0 for acme-three): the ranges "
+        "acme-common is installed at 2 versions (1.1.0 for @acme/one, acme-two; 2.0.0 for acme-three): the ranges "
         "do not meet, so npm nested each version under the package that needs it"
     )
     # node resolves every dependency from inside each installed package, to the folder the report names
@@ -115,23 +115,23 @@ def test_the_closure_is_installed_where_node_finds_it(
     found = resolve_from(
         image,
         [
-            ("node_modules/@acme/one", "acme-shared"),
+            ("node_modules/@acme/one", "acme-common"),
             ("node_modules/@acme/one", "debug"),
             ("node_modules/@acme/one/node_modules/debug", "ms"),
-            ("node_modules/acme-two", "acme-shared"),
+            ("node_modules/acme-two", "acme-common"),
             ("node_modules/acme-two", "ms"),
-            ("node_modules/acme-three", "acme-shared"),
-            (".", "acme-shared"),
+            ("node_modules/acme-three", "acme-common"),
+            (".", "acme-common"),
         ],
     )
     assert found == {
-        "node_modules/@acme/one acme-shared": "node_modules/@acme/one/node_modules/acme-shared/index.js",
+        "node_modules/@acme/one acme-common": "node_modules/@acme/one/node_modules/acme-common/index.js",
         "node_modules/@acme/one debug": "node_modules/@acme/one/node_modules/debug/src/index.js",
         "node_modules/@acme/one/node_modules/debug ms": "node_modules/@acme/one/node_modules/ms/index.js",
-        "node_modules/acme-two acme-shared": "node_modules/acme-two/node_modules/acme-shared/index.js",
+        "node_modules/acme-two acme-common": "node_modules/acme-two/node_modules/acme-common/index.js",
         "node_modules/acme-two ms": "node_modules/acme-two/node_modules/ms/index.js",
-        "node_modules/acme-three acme-shared": "node_modules/acme-three/node_modules/acme-shared/index.js",
-        ". acme-shared": "MODULE_NOT_FOUND",  # nothing is hoisted: each closure stays under its package
+        "node_modules/acme-three acme-common": "node_modules/acme-three/node_modules/acme-common/index.js",
+        ". acme-common": "MODULE_NOT_FOUND",  # nothing is hoisted: each closure stays under its package
     }
     # the tool file that requires its dependencies runs under the real node
     done = subprocess.run(
@@ -162,8 +162,8 @@ def _text(run: Run, spec: str, tmp_path: Path) -> str:
 def test_two_builds_give_the_same_bytes_and_frozen_survives_the_registry_moving_on(
     tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
 ) -> None:
-    publish(npm_registry, tmp_path, lib("acme-shared", "1.1.0"), {"index.js": "module.exports = '1.1.0';\n"})
-    data = package_tgz(manifest(name="@acme/app", dependencies={"acme-shared": "^1.0.0", "debug": "^4.0.0"}))
+    publish(npm_registry, tmp_path, lib("acme-common", "1.1.0"), {"index.js": "module.exports = '1.1.0';\n"})
+    data = package_tgz(manifest(name="@acme/app", dependencies={"acme-common": "^1.0.0", "debug": "^4.0.0"}))
     write_tgz(tmp_path / "tgz", "app.tgz", data)
     spec = spec_text({"source": "tgz/app.tgz", "integrity": integrity_of(data)})
     first = run_image(spec, out=tmp_path / "a")
@@ -174,8 +174,8 @@ def test_two_builds_give_the_same_bytes_and_frozen_survives_the_registry_moving_
         assert (first.image / name).read_bytes() == (second.image / name).read_bytes(), name
     assert tree_bytes(first.image / "node_modules") == tree_bytes(second.image / "node_modules")
     assert_valid_sbom(first.image / "sbom.cdx.json")
-    # the registry moves on: a newer acme-shared and a newer ms (what debug's ^ range now picks)
-    publish(npm_registry, tmp_path, lib("acme-shared", "1.2.0"), {"index.js": "module.exports = '1.2.0';\n"})
+    # the registry moves on: a newer acme-common and a newer ms (what debug's ^ range now picks)
+    publish(npm_registry, tmp_path, lib("acme-common", "1.2.0"), {"index.js": "module.exports = '1.2.0';\n"})
     before = tree_bytes(first.image / "node_modules")
     frozen = run_image(spec, "--frozen", out=first.image)
     assert frozen.code == 0, frozen.err
@@ -186,14 +186,14 @@ def test_two_builds_give_the_same_bytes_and_frozen_survives_the_registry_moving_
     assert tree_bytes(second.image / "node_modules") == before and again.code == 0
     fresh = run_image(spec, out=tmp_path / "c")
     versions = {c["name"]: c["version"] for c in fresh.report["closure"]}
-    assert versions["acme-shared"] == "1.2.0"
+    assert versions["acme-common"] == "1.2.0"
     # --frozen refuses what the lock does not hold
     lock = json.loads((first.image / "package-lock.json").read_text())
-    lock["packages"]["node_modules/@acme/app/node_modules/acme-shared"]["integrity"] = integrity_of(b"other")
+    lock["packages"]["node_modules/@acme/app/node_modules/acme-common"]["integrity"] = integrity_of(b"other")
     (first.image / "package-lock.json").write_text(json.dumps(lock))
     broken = run_image(spec, "--frozen", out=first.image)
     assert broken.code == 2
-    assert "acme-shared" in broken.err and tree_bytes(first.image / "node_modules") == before
+    assert "acme-common" in broken.err and tree_bytes(first.image / "node_modules") == before
 
 
 def tools(*names: str) -> dict[str, Any]:

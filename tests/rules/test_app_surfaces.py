@@ -237,7 +237,7 @@ SIBLING_PAGES = {
     "style attribute": '<div style="background-image: url(bg.png)"></div>',
     "module import": '<script type="module">import { x } from "./chunk.js"</script>',
     "root-relative": '<script src="/static/app.js"></script>',
-    "parent": '<script src="../shared/app.js"></script>',
+    "parent": '<script src="../common/app.js"></script>',
     "anchor": '<a href="help.html">help</a>',
 }
 

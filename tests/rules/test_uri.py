@@ -32,7 +32,7 @@ def test_good_policies_pass(check_block, trust):
                 **BASE,
                 "paths": [
                     {"path": "reports/*", "write": False},
-                    {"path": "shared/**", "read": True, "override": True, "roles": ["admin"], "agents": ["a1"]},
+                    {"path": "common/**", "read": True, "override": True, "roles": ["admin"], "agents": ["a1"]},
                 ],
             },
             "packages://<self>/assets/*.json": {"default": {"read": True, "write": False, "exec": False}},

@@ -46,7 +46,7 @@ function surfaceKey(pkg, surface) {
   return `${pkg.name}#${surface.kind}:${surface.id}`;
 }
 
-// ---- the host API v1 (DESIGN.md): what install<Name>HostComponents receives ----
+// ---- the host API v1 (docs/design.md): what install<Name>HostComponents receives ----
 
 function isComponent(value) {
   return typeof value === "function" || (typeof value === "object" && value !== null && "$$typeof" in value);

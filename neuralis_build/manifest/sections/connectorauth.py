@@ -1,8 +1,8 @@
 """An MCP, OpenAPI or HTTP connector's auth block (spec: connectors): how it authenticates, and its setup fields.
 
-"MCP/OpenAPI/HTTP connectors declare transports and an auth block whose sensitive setupFields are
-stored encrypted, never in plain config": a secret-looking field must be marked sensitive, and a
-sensitive one never carries a default (it would ship in package.json).
+A service connector's secrets are setup fields the platform stores encrypted when they are marked
+sensitive: a secret-looking field must be marked so, and a sensitive one never carries a default
+(it would ship in package.json).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Inline contributions and the directory contract: tools, workflows, skills, commands, hooks, team, routes.
 
-Spec: "tools, workflow templates, markdown contributions, commands, hooks, and team members are all
-auto-discovered from the directory contract, and file-based entries override anything declared
-inline. Routes (routes/*.ts) ... have no inline form at all." The layout is DESIGN.md's "The
-directory contract"; tool names are one key for the whole deployment ("Tool names are global").
+Contributions are found from the package's files (the directory contract, docs/design.md), a file
+overriding an inline entry of the same name, and routes exist only as files (spec: Manifest and
+distribution); a tool name is one key for the whole deployment (spec: Tool names are global).
 """
 
 from __future__ import annotations

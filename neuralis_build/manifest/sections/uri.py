@@ -1,8 +1,9 @@
 """uriPolicies: path-protection baselines in the package's own namespace (spec: "uriPolicies").
 
-Shape (DESIGN.md): ``uriPolicies["data://<self>/**"] = {"default": {read, write, exec}, "paths": [rule]}``
-with ``rule = {path, read?, write?, exec?, override?, roles?, agents?, floor?}``. A floor is an
-immutable denial: only false capabilities, never with override, roles or agents, and honored
+Shape (docs/design.md, The directory contract):
+``uriPolicies["data://<self>/**"] = {"default": {read, write, exec}, "paths": [rule]}`` with
+``rule = {path, read?, write?, exec?, override?, roles?, agents?, floor?}``. A floor is an immutable
+denial: only false capabilities, never with override, roles or agents, and honored
 for trusted and first-party packages only.
 """
 

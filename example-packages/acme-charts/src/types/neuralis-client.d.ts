@@ -1,5 +1,5 @@
-// The host API v1 and the platform client library, as neuralis-build ships them (DESIGN.md, "The host
-// API v1"). One definition: the templates, the examples, the dev page's stub and the browser tests
+// The host API v1 and the platform client library, as neuralis-build ships them (neuralis-build's
+// documentation, "Design", "The host API v1"). One definition: the templates, the examples, the dev page's stub and the browser tests
 // all follow it. Regenerate this file with the toolchain's version (neuralis update); do not edit it.
 // Import the types with `import type`: they vanish from the bundle, so only a value import (such as
 // useNeuralisTheme) makes the module read @neuralis/client at run time.

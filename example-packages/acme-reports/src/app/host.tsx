@@ -1,5 +1,5 @@
 // The UI module of @acme/reports: the host imports this bundle and calls the install function
-// with the host API (DESIGN.md "The host API v1"; types in src/types/neuralis-client.d.ts).
+// with the host API (neuralis-build's docs/design.md, "The host API v1"; types in src/types/neuralis-client.d.ts).
 import type { CardProps, HostComponents, WidgetProps } from "@neuralis/client";
 import "./reports.css";
 import { ReportCard, type ReportRow } from "./ReportCard";
