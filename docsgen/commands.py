@@ -62,6 +62,14 @@ def _examples(epilog: str | None) -> list[str]:
     return [line.strip() for line in lines[lines.index("Examples:") + 1 :] if line.strip()]
 
 
+def _summary(command: Any) -> str:
+    """The command's one-line help: its short help, else the first sentence of its help (as click shows it)."""
+    if command.short_help:
+        return str(command.short_help)
+    first = (command.help or "").strip().split("\n\n")[0]
+    return " ".join(first.split()).split(". ")[0].rstrip(".") + "."
+
+
 def _is_option(param: Any) -> bool:
     return bool(param.param_type_name == "option")
 
@@ -94,7 +102,7 @@ def render(cmd: Command) -> str:
     options = [p for p in c.params if _is_option(p)]
     parts = [
         f"# `{cmd.title}`",
-        escape(c.short_help or ""),
+        escape(_summary(c)) if _summary(c) != " ".join((c.help or "").split()) else "",
         f"```text\n{_usage(cmd)}\n```",
         escape(c.help or ""),
     ]
@@ -117,7 +125,7 @@ def render(cmd: Command) -> str:
 
 def index(found: list[Command]) -> str:
     """The list of every command, each with its one-line help."""
-    rows = [[f"[`{cmd.title}`]({cmd.slug}.md)", cell(escape(cmd.command.short_help or ""))] for cmd in found]
+    rows = [[f"[`{cmd.title}`]({cmd.slug}.md)", cell(escape(_summary(cmd.command)))] for cmd in found]
     intro = (
         "Every command of the two programs the toolchain installs: `neuralis` creates packages and keeps them "
         "up to date with their templates, `neuralis-build` builds, checks and packs them. These pages are "

@@ -45,7 +45,7 @@ print(code, sorted(m for m in set(sys.modules) - before if m.split(".")[0] in wa
 # What a plain successful `ui` build must not load: the libraries only other commands use (templates, JSON
 # Schema, the SBOM, the file watcher, semver ranges), rich (an error's or a spinner's), and the modules only an
 # error, a source map, another command or the manifest rules need. typer, typing and dataclasses are loaded,
-# as in every command: what a plain build pays over esbuild is in the README's performance section.
+# as in every command: what a plain build pays over esbuild is in docs/reference/ui-build.md, "Speed".
 UI_UNWANTED = (
     "rich",
     "jinja2",
