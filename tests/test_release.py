@@ -32,6 +32,7 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_the_sdist_and_wheel_build_pass_twine_check_and_the_wheel_runs_alone(tmp_path: Path) -> None:
     checkout = tmp_path / "checkout"
     shutil.copytree(REPO, checkout, ignore=NOT_SOURCES, symlinks=True)
