@@ -157,15 +157,15 @@ def _section(section: Any) -> str:
         for row in [top, *_walk(field.shape, key)]:
             schema = row.shape.schema()
             meaning = escape(schema.get("description", ""))
-            limits = "; ".join(_limits(schema))
-            required = {True: "yes", False: "", None: ""}[row.required]
+            what = [escape(_type(schema))]
+            what += ["**required**"] if row.required else []
+            what += [f"*{_trust(row)}*"] if row.min_trust else []
+            what += _limits(schema)
             codes = " ".join(code_link(c, HERE) for c in _codes(row))
-            rows.append(
-                [code(row.path), cell(escape(_type(schema))), required, _trust(row), cell(limits), cell(meaning), codes]
-            )
+            rows.append([code(row.path), cell("; ".join(what)), cell(meaning), codes])
     parts = [f"## {section.name}"]
     if rows:
-        parts.append(table(["key", "type", "required", "honoured for", "limits", "meaning", "codes"], rows))
+        parts.append(table(["key", "value", "meaning", "codes"], rows))
     else:
         parts.append("No key of its own: its rules judge what other sections declare against the package's files.")
     across = _section_codes(section)
@@ -183,7 +183,8 @@ def pages() -> dict[str, str]:
         "(`./scripts/docs-gen`), and `neuralis-build schema` prints them as a JSON Schema for editors "
         "([editor set-up](../guides/editor.md)). A path such as `app.surfaces[kind=widget].title` is the "
         '`title` of an element of `app.surfaces` whose `kind` is `"widget"`; `<key>` stands for any key of '
-        "a map. *Honoured for* names the lowest trust tier at which the host reads the key: below it, `check` "
-        "warns and the host drops it. Every code links to its entry in the [catalogue](codes/index.md)."
+        "a map. A key marked *first-party only* (or *trusted and first-party*) is read by the host only at "
+        "those tiers: below them, `check` warns and the host drops it. Every code links to its entry in the "
+        "[catalogue](codes/index.md)."
     )
     return {HERE: page(["# Manifest keys", intro, *(_section(s) for s in SECTIONS)])}

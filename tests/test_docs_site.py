@@ -56,7 +56,8 @@ def test_the_generated_pages_cover_every_command_and_code():
     manifest = pages["reference/manifest.md"]
     row = next(line for line in manifest.splitlines() if line.startswith("| <code>app.module.provides</code>"))
     assert "at most 16 items" in row and "[NB0410](codes/04-module.md#nb0410)" in row
-    assert "| <code>app.module</code> | object |  | first-party only |" in manifest
+    assert "| <code>app.module</code> | object; *first-party only*; no other keys |" in manifest
+    assert "| <code>app.module.entry</code> | string; **required**;" in manifest
 
 
 def test_the_site_builds_with_strict(tmp_path: Path):

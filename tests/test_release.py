@@ -112,6 +112,11 @@ def test_the_release_workflow_publishes_a_version_tag_by_trusted_publishing() ->
     attach = _step(github, "gh release create")["run"]
     assert 'gh release create "$GITHUB_REF_NAME" dist/*.whl dist/*.tar.gz' in attach
 
+    # what docs/contributing.md tells a maintainer to set up on PyPI and GitHub is what the workflow uses
+    releasing = (REPO / "docs/contributing.md").read_text(encoding="utf-8").split("## Releasing", 1)[1]
+    for said in ("a tag `v*`", "`id-token: write`", "environment `pypi`", "`release.yml`", "twine check --strict"):
+        assert said in " ".join(releasing.split()), said
+
 
 @pytest.mark.parametrize(
     ("tag", "ok"), [(f"v{__version__}", True), ("v99.0.0", False), (__version__, False), (f"v{__version__}.1", False)]
