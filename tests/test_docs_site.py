@@ -120,7 +120,7 @@ def _serve_then_stop(command: str, cwd: Path) -> None:
         seen = []
         for line in proc.stdout:
             seen.append(line)
-            url = re.search(r"serving .* at (http://127\.0\.0\.1:\d+/)", line)
+            url = re.search(r"serving .* at (http://127\.0\.0\.1:\d+/\S*)", line)  # with the session's key
             if url:
                 with urllib.request.urlopen(url.group(1), timeout=30) as page:
                     assert page.status == 200
