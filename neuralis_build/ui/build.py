@@ -17,8 +17,10 @@ from neuralis_build.ui import outdir as folders
 from neuralis_build.ui.buildrecord import RECORD as BUILD_RECORD
 from neuralis_build.ui.buildrecord import hash_inputs
 from neuralis_build.ui.buildrecord import render as render_build_record
+from neuralis_build.ui.compiletime import compile_time_problems
 from neuralis_build.ui.declaration import OUT_CSS, OUT_JS, check_declaration
 from neuralis_build.ui.driver import Built, run_build, write_tsconfig
+from neuralis_build.ui.duplicates import duplicate_copies
 from neuralis_build.ui.entry import find_entry
 from neuralis_build.ui.env import define_args
 from neuralis_build.ui.esbuild import find_esbuild
@@ -26,6 +28,7 @@ from neuralis_build.ui.imports import Scope, check_imports, scope_of
 from neuralis_build.ui.outdir import OUT_DIR
 from neuralis_build.ui.react import react_major, react_problems
 from neuralis_build.ui.record import RECORD_NAME, SharedImportsRecord
+from neuralis_build.ui.stylesheets import LOCAL, scan
 from neuralis_build.ui.verdict import NB1610, install_export_problem
 
 if TYPE_CHECKING:
@@ -160,6 +163,18 @@ class _Job:
         self.entry, self.minify, self.sourcemap, self.mode = entry, minify, sourcemap, mode
         self.meta_urls: list[Path | None] = []  # the file each new URL(…, import.meta.url) names, in order
         self.js_map: SourceMap | None = None  # staged/host.js.map, decoded once for every pass that reads it
+        self.styling = scan(package)  # whether the stylesheets need the author's tools (the style host)
+        self.style_host = self.styling.needs_host
+
+    def runner_now(self) -> EsbuildRunner:
+        """The esbuild CLI, or esbuild's JS API with the author's stylesheet tools when the package needs them."""
+        if not self.style_host:
+            return self.runner
+        from neuralis_build.ui.esbuild import Esbuild
+        from neuralis_build.ui.stylehost import StyleHost
+
+        binary = self.runner if isinstance(self.runner, Esbuild) else find_esbuild(self.package.root)
+        return StyleHost(binary, self.styling.postcss, self.mode)
 
     @property
     def outdir(self) -> str:
@@ -182,13 +197,16 @@ class _Job:
         )
         meta_path = self.staged.parent / f"{self.staged.name}.meta.json"
         try:
-            built = run_build(self.runner, root, args, meta_path, self.entry)
+            built = run_build(self.runner_now(), root, args, meta_path, self.entry)
         except DiagnosedError as exc:
+            if not self.style_host and self._unloaded_stylesheets(exc.diagnostics):
+                self.style_host = True  # a Sass or Less stylesheet outside src/, its tool installed
+                return self.esbuild(maps)
             from neuralis_build.ui.nodebuiltins import regroup
 
             def rebuild(ids: list[str]) -> Mapping[str, Any]:
                 externals = [f"--external:{i}" for i in ids]
-                return run_build(self.runner, root, [*args, *externals], meta_path, self.entry).meta
+                return run_build(self.runner_now(), root, [*args, *externals], meta_path, self.entry).meta
 
             regrouped = regroup(exc.diagnostics, root, self.entry, rebuild)
             if regrouped is None:
@@ -199,12 +217,30 @@ class _Job:
             tsconfig.unlink(missing_ok=True)
         return built
 
+    def _unloaded_stylesheets(self, diagnostics: list[Diagnostic]) -> bool:
+        """True when esbuild's CLI met Sass or Less it cannot load and the tools are installed (build again
+        through the style host); raises NB1920 at each import of one whose tool is not installed."""
+        from neuralis_build.ui.stylesheets import TOOLS, installed_tool, missing_tool, unloaded
+
+        found = unloaded(diagnostics)
+        if not found:
+            return False
+        root = self.package.root
+        missing = [
+            missing_tool(sheet, TOOLS[ext][0], d.file, d.line, d.column)
+            for d, sheet, ext in found
+            if installed_tool(root, ext) is None
+        ]
+        if missing:
+            raise DiagnosedError(not_written(len(missing)), missing)
+        return True
+
     def run(self) -> UiBuildResult:
         from neuralis_build.ui.cjs import required_ids
 
-        uses_modules = _has_css_modules(self.package.root)
+        uses_modules = self.styling.modules
         built = self.esbuild(uses_modules)
-        css_modules = any(p.endswith(".module.css") for p in built.meta.get("inputs", {}))
+        css_modules = any(LOCAL.search(p) for p in built.meta.get("inputs", {}))
         if css_modules and not uses_modules and not self.sourcemap:
             built = self.esbuild(True)  # CSS modules outside src/: scoping needs the maps
         out = self._out(built)
@@ -213,6 +249,10 @@ class _Job:
         js = (self.staged / "host.js").read_text("utf-8")
         warnings += self._located(js, built)
         problems = check_imports(self.package.root, built.meta, out, self.scope, self.entry)
+        problems += compile_time_problems(self.package, built.meta, self.staged, self.entry, self.styling)
+        copies = duplicate_copies(self.package, built.meta, self.entry)
+        problems += [d for d in copies if d.severity == "error"]
+        warnings += [d for d in copies if d.severity != "error"]
         exports = tuple(sorted(out.get("exports", [])))
         missing = install_export_problem(self.entry, exports, self.package.id)
         if missing is not None:
@@ -228,7 +268,8 @@ class _Job:
         (self.staged / RECORD_NAME).write_text(record.dumps(), encoding="utf-8")
         here = self.package.root.resolve()
         named = [Path(os.path.relpath(p, here)).as_posix() for p in self.meta_urls if p is not None]
-        read = hash_inputs(self.package.root, [*built.meta.get("inputs", {}), *named])
+        tools = [Path(os.path.relpath(p, here)).as_posix() for p in built.reads]  # Sass partials, PostCSS config
+        read = hash_inputs(self.package.root, [*built.meta.get("inputs", {}), *named, *tools])
         (self.staged / BUILD_RECORD).write_text(render_build_record({"host.js": read}), encoding="utf-8")
         folders.normalize_modes(self.staged)
         # the build record is the build's own bookkeeping, not an output of the module
@@ -237,7 +278,7 @@ class _Job:
             for p in _files(self.staged)
             if p != self.staged / BUILD_RECORD
         )
-        inputs = tuple(sorted(built.meta.get("inputs", {})))
+        inputs = tuple(sorted({*built.meta.get("inputs", {}), *tools}))
         return UiBuildResult(
             self.package.root, self.entry, tuple(outputs), record, exports, warnings, self.mode, self.staged, inputs
         )
@@ -260,8 +301,10 @@ class _Job:
         if not map_path.is_file():  # locate them through a map of the same build, written aside
             probe = folders.staging_dir(self.package.root / folders.DIST, folders.UI_STAGING)
             try:
-                same = {k: v for k, v in self.__dict__.items() if k not in ("meta_urls", "js_map")}
+                own = ("meta_urls", "js_map", "styling", "style_host")
+                same = {k: v for k, v in self.__dict__.items() if k not in own}
                 job = _Job(**{**same, "staged": probe, "sourcemap": False})
+                job.style_host = self.style_host
                 job.esbuild(True)
                 return self._located_from((probe / "host.js").read_text("utf-8"), probe / "host.js.map", built)
             finally:
@@ -324,13 +367,3 @@ def environment_error(exc: OSError) -> UsageError:
 
 def _files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file())
-
-
-def _has_css_modules(root: Path) -> bool:
-    """A cheap look for *.module.css under src/ (so the first esbuild run writes the maps scoping needs)."""
-    src = root / "src"
-    for _folder, dirs, files in os.walk(src):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
-        if any(f.endswith(".module.css") for f in files):
-            return True
-    return False

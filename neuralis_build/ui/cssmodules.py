@@ -1,4 +1,4 @@
-"""Class names from ``.module.css`` made unique per package, minified or not.
+"""Class names from CSS modules (``.module.css``, ``.module.scss``, ...) made unique per package, minified or not.
 
 esbuild renames a CSS module's local names so they cannot collide *within one build*
 (``Card_title``, or ``o`` when minified), but every package is built alone and all of them share
@@ -74,7 +74,7 @@ def scope_local_names(staged: Path, prefix: str, *, keep_maps: bool, js_map: Sou
     else:
         js = js_path.read_text("utf-8")
     starts = line_starts(js)
-    css_sources = {i for i, s in enumerate(js_map.sources) if s.endswith(".css")}
+    css_sources = {i for i, s in enumerate(js_map.sources) if s.endswith((".css", ".scss", ".sass", ".less"))}
     js_edits = []
     for line, segments in enumerate(js_map.lines):
         end_of_line = (starts[line + 1] - 1) if line + 1 < len(starts) else len(js)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, SubprocessError, UsageError
-from neuralis_build.ui.esbuild import Message, parse_messages
+from neuralis_build.ui.esbuild import Message, parse_messages, with_notes
 
 if TYPE_CHECKING:
     from typing import Any
@@ -22,6 +22,10 @@ NB1900 = code("NB1900", "esbuild-error", "esbuild could not build the sources")
 NB1901 = code("NB1901", "esbuild-warning", "esbuild warned about the sources")
 
 LOG_FLAGS = ("--log-level=warning", "--log-limit=0", "--color=false", "--log-style=visualstudio")
+NOTES_FLAGS = ("--log-level=warning", "--log-limit=0", "--color=false")  # the default style: with notes
+STYLE_CONDITIONS = "--conditions=style,module"
+"""A stylesheet's package import resolves with the ``style`` condition (``module`` is esbuild's default, kept)."""
+STYLESHEET = re.compile(r"\.(?:css|scss|sass|less)$")
 
 
 def write_tsconfig(root: Path, where: Path, entry: str | None = None) -> Path:
@@ -86,6 +90,12 @@ def _hint(message: Message, root: Path) -> str:
     m = re.match(UNRESOLVED, message.text)
     if m:
         target = m["id"]
+        if any("is not currently exported by package" in n for n in message.notes):
+            return (
+                f'"{target}" is installed, but its package.json "exports" offers this path to no condition a '
+                "browser build uses (esbuild's notes above say which it offers): import a path the package "
+                "exports, or the build of it meant for browsers"
+            )
         if target.startswith((".", "/")):
             return "check the path: it is resolved from the importing file's folder"
         if target.startswith("~") and len(target) > 1 and target[1] != "/":  # "~/x" is an alias, not this
@@ -119,22 +129,31 @@ def _hint(message: Message, root: Path) -> str:
     return "fix the source at this line and column"
 
 
+def relative(file: str | None, root: Path) -> str:
+    """A path esbuild or a tool printed, relative to the package root when it is inside it."""
+    if not file:
+        return ""
+    path = Path(root, file)
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return Path(file).as_posix()
+
+
 def to_diagnostic(message: Message, root: Path) -> Diagnostic:
-    """An esbuild message as a located diagnostic, its file relative to the package root."""
-    file = message.file or ""
-    if file:
-        path = Path(file)
-        try:
-            file = path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            file = path.as_posix()
+    """An esbuild message as a located diagnostic, its file relative to the package root, with esbuild's notes."""
+    if message.missing is not None or message.tool is not None:
+        from neuralis_build.ui.stylesheets import tool_diagnostic  # a build with stylesheet tools only
+
+        return tool_diagnostic(message, relative(message.file, root), relative(message.missing_for, root))
     severity = message.severity
+    text = message.text + (f": {'; '.join(message.notes)}" if message.notes else "")
     return Diagnostic(
         severity,
         (NB1900 if severity == "error" else NB1901).id,
-        file,
+        relative(message.file, root),
         "",
-        message.text,
+        text,
         _hint(message, root),
         message.line,
         message.column,
@@ -143,16 +162,39 @@ def to_diagnostic(message: Message, root: Path) -> Diagnostic:
 
 @dataclass(frozen=True, slots=True)
 class Built:
-    """A successful esbuild run: its metafile and the warnings it printed."""
+    """A successful esbuild run: its metafile, the warnings it printed, the files its stylesheet tools read."""
 
     meta: dict[str, Any]
     warnings: list[Diagnostic]
+    reads: tuple[str, ...] = ()  # absolute paths (Sass partials, the PostCSS config), beside the metafile's inputs
+
+
+def _wants_style(messages: Sequence[Message], args: Sequence[str]) -> bool:
+    """A package a stylesheet imports did not resolve, and the ``style`` condition was not on yet.
+
+    esbuild resolves every import with one set of conditions, and a stylesheet's ``@import "tailwindcss"``
+    needs ``style`` (its package.json exports the stylesheet under that condition alone). Turning it on
+    for every build would let it pick a stylesheet for a script's import of a package that lists
+    ``style`` first; so it is turned on only for a build whose stylesheet needs it.
+    """
+    if any(a.startswith("--conditions=") for a in args):
+        return False
+    for m in messages:
+        hit = re.match(UNRESOLVED, m.text) if m.severity == "error" and m.file else None
+        if hit and STYLESHEET.search(m.file or "") and not hit["id"].startswith((".", "/")):
+            return True
+    return False
 
 
 def run_build(esbuild: EsbuildRunner, root: Path, args: Sequence[str], metafile: Path, what: str) -> Built:
     """Run esbuild in ``root``; errors raise a DiagnosedError with every message located."""
     run = esbuild.run([*args, f"--metafile={metafile}", *LOG_FLAGS], root)
-    diagnostics = [to_diagnostic(m, root) for m in parse_messages(run.stderr)]
+    messages = list(run.messages) if run.messages is not None else parse_messages(run.stderr)
+    if run.returncode != 0 and _wants_style(messages, args):
+        return run_build(esbuild, root, [*args, STYLE_CONDITIONS], metafile, what)
+    if run.returncode != 0 and run.messages is None and messages:
+        messages = with_notes(messages, esbuild.run([*args, *NOTES_FLAGS], root).stderr)
+    diagnostics = list(dict.fromkeys(to_diagnostic(m, root) for m in messages))  # one per missing tool, not per file
     if run.returncode != 0:
         environment = next((d for d in diagnostics if re.search(_ENVIRONMENT, d.message)), None)
         if environment is not None:  # the disk, not the source: an environment error (exit 2)
@@ -171,7 +213,7 @@ def run_build(esbuild: EsbuildRunner, root: Path, args: Sequence[str], metafile:
         raise SubprocessError(
             f"esbuild wrote no readable metafile ({exc})", command=run.command, output=run.stderr
         ) from None
-    return Built(meta, [d for d in diagnostics if d.severity == "warning"])
+    return Built(meta, [d for d in diagnostics if d.severity == "warning"], run.reads)
 
 
 def locate_import(root: Path, file: str, module_id: str) -> tuple[int, int] | None:

@@ -61,11 +61,17 @@ class Esbuild:
 
 @dataclass(frozen=True, slots=True)
 class EsbuildRun:
-    """One finished esbuild run: its exit code, its stderr and the command."""
+    """One finished esbuild run: its exit code, its stderr and the command.
+
+    A run through the JS API (stylehost.py) also carries its messages, already structured, and the files
+    the stylesheet tools read besides esbuild's inputs (Sass partials, the PostCSS config).
+    """
 
     returncode: int
     stderr: str
     command: list[str]
+    messages: tuple[Message, ...] | None = None
+    reads: tuple[str, ...] = ()
 
 
 def binary_version(path: Path) -> str:
@@ -140,6 +146,62 @@ class Message:
     file: str | None = None
     line: int | None = None
     column: int | None = None
+    notes: tuple[str, ...] = ()  # esbuild's notes: why it failed (a package's exports, a condition to enable)
+    tool: str | None = None  # the stylesheet tool that reported it (sass, less, a PostCSS plugin)
+    tool_version: str | None = None
+    missing: str | None = None  # a stylesheet tool the build needs and the package has not installed
+    missing_for: str | None = None  # the file that needs it
+
+
+def with_notes(messages: list[Message], stderr: str) -> list[Message]:
+    """``messages`` with the notes of the same run made again in esbuild's default log style.
+
+    The visualstudio style gives one line per message and drops its notes, which often say why (a
+    package's exports, a condition to enable). The default style prints them, two spaces in, after each
+    ``✘ [ERROR] text`` or ``▲ [WARNING] text`` line (with --color=false and no terminal, never wrapped);
+    the n-th header of a kind is the n-th message of that kind, checked by its text.
+    """
+    import dataclasses
+
+    found: dict[str, list[tuple[str, list[str]]]] = {"error": [], "warning": []}
+    current: list[str] | None = None
+    note: list[str] = []
+    placed = True  # the last note has its location (or none follows)
+
+    def close_note() -> None:
+        nonlocal placed
+        if current is not None and note:
+            current.append(" ".join(note).rstrip(":"))
+            placed = False
+        note.clear()
+
+    for raw in stderr.splitlines():
+        line = raw.rstrip("\r")
+        header = re.match(r"^(?:✘ \[(ERROR)\]|▲ \[(WARNING)\]) (.*)$", line)
+        where = re.match(r"^    (\S.*):(\d+):\d+:$", line)
+        if header:
+            close_note()
+            current, placed = [], True
+            found["error" if header[1] else "warning"].append((header[3], current))
+        elif re.match(r"^  \S", line):
+            note.append(line[2:])
+        else:
+            close_note()  # a blank line, a location (four spaces in) or its code frame ends a note
+            if where and current and not placed:  # the file and line a note points at
+                current[-1] += f" ({where[1]}:{where[2]})"
+                placed = True
+    close_note()
+    out = []
+    seen = {"error": 0, "warning": 0}
+    for m in messages:
+        kind = found[m.severity]
+        at = seen[m.severity]
+        seen[m.severity] += 1
+        if at < len(kind) and kind[at][0].startswith(m.text):
+            notes = tuple(n for n in kind[at][1] if not n.startswith("You can mark the path"))
+            m = dataclasses.replace(m, notes=notes)
+        out.append(m)
+    return out
 
 
 def parse_messages(stderr: str) -> list[Message]:

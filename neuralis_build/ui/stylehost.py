@@ -1,0 +1,196 @@
+"""The UI build through esbuild's JS API in Node, for a package whose stylesheets need the author's tools.
+
+The esbuild binary has no plugins, and Sass, Less and PostCSS (with Tailwind, autoprefixer and the rest)
+are Node programs. So a package with stylesheet tooling (stylesheets.py decides) is built by
+data/stylehost/host.mjs: the same build, the same flags (turned into the JS API's options here), run by
+the pinned esbuild's JS API with one plugin that hands each stylesheet to the author's installed tool.
+The JS API comes from npm at the version the toolchain pins (data/stylehost/package-lock.json, with
+its integrity), installed once per machine into the cache with ``npm ci``; it runs the verified
+binary the toolchain already holds, named by ``ESBUILD_BINARY_PATH``. A package without stylesheet
+tooling never comes here: it keeps the CLI, and pays nothing for this.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from neuralis_build.errors import SubprocessError
+from neuralis_build.process import run, which
+from neuralis_build.ui.esbuild import BUILD_TIMEOUT, EsbuildRun, Message
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from neuralis_build.ui.env import Mode
+    from neuralis_build.ui.esbuild import Esbuild
+
+HOST = Path(__file__).resolve().parent.parent / "data" / "stylehost"
+INSTALL_TIMEOUT = 600.0
+NODE_HINT = "install Node.js 20 or newer: the stylesheet tools (Sass, Less, PostCSS) are Node programs"
+
+
+def install_dir() -> Path:
+    """Where the host's own npm dependencies are installed: per version of its lockfile."""
+    from neuralis_build.ui.binary import cache_root
+    from neuralis_build.ui.buildrecord import digest
+
+    lock = (HOST / "package-lock.json").read_bytes()
+    return cache_root() / "stylehost" / digest(lock)[:16]
+
+
+def ensure_installed() -> Path:
+    """The host's node_modules, installed with ``npm ci`` (integrity-checked by the lockfile) on first use."""
+    folder = install_dir()
+    if (folder / "node_modules" / ".package-lock.json").is_file():
+        return folder / "node_modules"
+    import shutil
+    import tempfile
+
+    from neuralis_build.progress import step
+
+    npm = which("npm", NODE_HINT)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with step("installing esbuild's JS API for the stylesheet tools with npm ci (once per machine)"):
+        work = Path(tempfile.mkdtemp(prefix=".stylehost-", dir=folder.parent))
+        try:
+            for name in ("package.json", "package-lock.json"):
+                shutil.copyfile(HOST / name, work / name)
+            cmd = [npm, "ci", "--ignore-scripts", "--omit=optional", "--no-audit", "--no-fund", "--loglevel=error"]
+            done = run(cmd, cwd=work, timeout=INSTALL_TIMEOUT)
+            if done.returncode != 0:
+                raise SubprocessError(
+                    "npm could not install esbuild's JS API for the stylesheet tools",
+                    command=cmd,
+                    output=done.stderr + done.stdout,
+                    hint="check that npm reaches your registry (npm ping), then build again",
+                )
+            try:
+                os.replace(work, folder)  # atomic: a concurrent first build either wins or finds it done
+            except OSError:
+                if not (folder / "node_modules" / ".package-lock.json").is_file():
+                    raise
+        finally:
+            if work.exists():
+                shutil.rmtree(work, ignore_errors=True)
+    return folder / "node_modules"
+
+
+_FLAGS = {"--bundle": ("bundle", True), "--minify": ("minify", True)}
+_VALUES = {
+    "--format": "format",
+    "--platform": "platform",
+    "--jsx": "jsx",
+    "--tsconfig": "tsconfig",
+    "--outdir": "outdir",
+    "--entry-names": "entryNames",
+    "--asset-names": "assetNames",
+    "--sourcemap": "sourcemap",
+    "--packages": "packages",
+    "--outbase": "outbase",
+}
+_IGNORED = ("--log-level", "--log-limit", "--color", "--log-style", "--metafile")  # the host answers in JSON
+
+
+def js_options(args: Sequence[str]) -> tuple[dict[str, Any], str | None]:
+    """The JS API's build options for these CLI arguments, and the metafile path they name.
+
+    Only the flags the UI build passes are known; another is a bug here, never silently dropped.
+    """
+    options: dict[str, Any] = {}
+    entries: list[str] = []
+    metafile = None
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        if not arg.startswith("-"):
+            entries.append(arg)
+        elif arg in _FLAGS:
+            key, flag = _FLAGS[arg]
+            options[key] = flag
+        elif eq and name in _VALUES:
+            options[_VALUES[name]] = value
+        elif name == "--metafile":
+            metafile = value
+        elif name.startswith(_IGNORED):
+            continue
+        elif name == "--conditions":
+            options["conditions"] = value.split(",")
+        elif arg.startswith("--external:"):
+            options.setdefault("external", []).append(arg.removeprefix("--external:"))
+        elif arg.startswith("--loader:"):
+            ext, _, loader = arg.removeprefix("--loader:").partition("=")
+            options.setdefault("loader", {})[ext] = loader
+        elif arg.startswith("--define:"):
+            key, _, expr = arg.removeprefix("--define:").partition("=")
+            options.setdefault("define", {})[key] = expr
+        else:
+            raise ValueError(f"the style host does not know the esbuild flag {arg}")
+    if options.get("sourcemap") == "true":
+        options["sourcemap"] = True
+    options["entryPoints"] = entries
+    return options, metafile
+
+
+@dataclass(frozen=True, slots=True)
+class StyleHost:
+    """esbuild's JS API in Node with the author's stylesheet tools: runs a build as the CLI would."""
+
+    esbuild: Esbuild  # the verified binary the JS API drives
+    postcss: str | None  # the package's PostCSS config (package-relative): every stylesheet goes through it
+    mode: Mode
+
+    def run(self, args: Sequence[str], cwd: Path) -> EsbuildRun:
+        """Build with ``args`` in ``cwd``; the answer's messages are structured, with esbuild's notes."""
+        node = which("node", NODE_HINT)
+        modules = ensure_installed()
+        options, metafile = js_options(args)
+        if metafile is None:
+            raise ValueError("the style host needs --metafile")
+        request = {
+            "root": str(cwd.resolve()),
+            "modules": str(modules),
+            "options": options,
+            "metafile": str(Path(cwd, metafile)),
+            "postcss": self.postcss,
+            "mode": self.mode,
+        }
+        env = {**os.environ, "ESBUILD_BINARY_PATH": str(self.esbuild.path)}
+        command = [node, str(HOST / "host.mjs")]
+        done = run(command, cwd=cwd, timeout=BUILD_TIMEOUT, input=json.dumps(request), env=env)
+        try:
+            answer = json.loads(done.stdout)
+        except ValueError:
+            raise SubprocessError(
+                "the stylesheet tools stopped before the build finished",
+                command=list(done.command),
+                output=done.stderr or done.stdout,
+                hint="the output above is Node's; a tool that crashes on load (a broken install) is named there",
+            ) from None
+        messages = [_message(m, "error") for m in answer["errors"]]
+        messages += [_message(m, "warning") for m in answer["warnings"]]
+        reads = tuple(str(p) for p in answer["reads"])
+        return EsbuildRun(0 if answer["ok"] else 1, done.stderr, list(done.command), tuple(messages), reads)
+
+
+def _message(m: dict[str, Any], severity: str) -> Message:
+    notes = []
+    for note in m.get("notes") or []:
+        where = f" ({note['file']}:{note['line']})" if note.get("file") and note.get("line") else ""
+        notes.append(f"{note['text'].rstrip(':')}{where}")
+    detail = m.get("detail") or {}
+    return Message(
+        "error" if severity == "error" else "warning",
+        m["text"],
+        m.get("file"),
+        m.get("line"),
+        m.get("column"),
+        tuple(notes),
+        tool=detail.get("tool"),
+        tool_version=detail.get("version"),
+        missing=detail.get("missing"),
+        missing_for=detail.get("file"),
+    )
