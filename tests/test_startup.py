@@ -44,8 +44,9 @@ print(code, sorted(m for m in set(sys.modules) - before if m.split(".")[0] in wa
 
 # What a plain successful `ui` build must not load: the libraries only other commands use (templates, JSON
 # Schema, the SBOM, the file watcher, semver ranges), rich (an error's or a spinner's), and the modules only an
-# error, a source map, another command or the manifest rules need. typer, typing and dataclasses are loaded,
-# as in every command: what a plain build pays over esbuild is in docs/reference/ui-build.md, "Speed".
+# error, a source map, another command, the manifest rules or stylesheet tools (the style host) need. typer,
+# typing and dataclasses are loaded, as in every command: what a plain build pays over esbuild is in
+# docs/reference/ui-build.md, "Speed".
 UI_UNWANTED = (
     "rich",
     "jinja2",
@@ -64,6 +65,7 @@ UI_UNWANTED = (
     "neuralis_build.cli.render",
     "neuralis_build.ui.graph",
     "neuralis_build.ui.sourcemap",
+    "neuralis_build.ui.stylehost",
 )
 
 

@@ -18,14 +18,18 @@ def register(app: typer.Typer) -> None:
     )
     def doctor(
         fetch: Annotated[
-            bool, typer.Option("--fetch", help="Fetch and verify the pinned esbuild now if it is not cached.")
+            bool,
+            typer.Option(
+                "--fetch",
+                help="Fetch and verify the pinned esbuild now if it is not cached, and install its JS API.",
+            ),
         ] = False,
         format: Annotated[
             common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
         ] = common.Format.text,
         as_json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
     ) -> None:
-        """Report the tools the toolchain drives (Node, npm, esbuild); exit 2 when one is missing."""
+        """Report the tools the toolchain drives (Node, npm, esbuild, its JS API); exit 2 when one is missing."""
         from neuralis_build import __version__
         from neuralis_build.ui.doctor import diagnose
 
@@ -42,9 +46,10 @@ def register(app: typer.Typer) -> None:
         else:
             print(f"neuralis-build {__version__}")
             width = max(len(t.version or "-") for t in tools)
+            names = max(len(t.name) for t in tools)
             for t in tools:
                 mark = "ok     " if t.ok else "MISSING"
-                line = f"  {mark} {t.name:<8} {(t.version or '-'):<{width}}  {t.path or ''}".rstrip()
+                line = f"  {mark} {t.name:<{names}} {(t.version or '-'):<{width}}  {t.path or ''}".rstrip()
                 if t.note:
                     line += f"  ({t.note})" if t.path else f"  {t.note}"
                 print(line)

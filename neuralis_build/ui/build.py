@@ -269,6 +269,12 @@ class _Job:
         here = self.package.root.resolve()
         named = [Path(os.path.relpath(p, here)).as_posix() for p in self.meta_urls if p is not None]
         tools = [Path(os.path.relpath(p, here)).as_posix() for p in built.reads]  # Sass partials, PostCSS config
+        outputs_read = [p for p in tools if p.startswith(f"{folders.DIST}/")]
+        if outputs_read:  # never an input of the next build's record: it would always be stale
+            from neuralis_build.ui.stylesheets import outputs_read as outputs_read_warning
+
+            warnings.append(outputs_read_warning(self.styling.postcss, outputs_read))
+            tools = [p for p in tools if p not in outputs_read]
         read = hash_inputs(self.package.root, [*built.meta.get("inputs", {}), *named, *tools])
         (self.staged / BUILD_RECORD).write_text(render_build_record({"host.js": read}), encoding="utf-8")
         folders.normalize_modes(self.staged)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,42 +25,35 @@ if TYPE_CHECKING:
 NB1922 = code("NB1922", "ui-compile-time-styles", "a styling library needs a compile step the build does not run")
 
 
-@dataclass(frozen=True, slots=True)
-class Library:
-    """A styling library whose styles exist only after its own compile step."""
-
-    name: str
-    packages: tuple[str, ...]  # its runtime packages, as they appear in the bundle
-    step: str  # what compiles it
-    fails: str  # what happens without it
-
-
-LIBRARIES = (
-    Library(
+LIBRARIES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
+    (
         "vanilla-extract",
         ("@vanilla-extract/css",),
         "its bundler plugin, which turns each .css.ts file into a stylesheet",
         "its style() calls throw when the module loads",
     ),
-    Library(
+    (
         "Linaria",
         ("@linaria/core", "@linaria/react", "@linaria/atomic"),
         "its bundler plugin (wyw-in-js), which evaluates the css and styled tags into a stylesheet",
         "its css and styled tags throw when the module loads",
     ),
-    Library(
+    (
         "StyleX",
         ("@stylexjs/stylex",),
         "its Babel or bundler plugin, which turns stylex.create() into atomic classes and a stylesheet",
         "stylex.create() throws when the module loads",
     ),
-    Library(
+    (
         "Compiled",
         ("@compiled/react",),
         "its Babel plugin, which turns the css prop and styled() into classes and a stylesheet",
         "its components throw when they render",
     ),
 )
+"""Each library whose styles exist only after its own compile step: its name, its runtime packages as they
+appear in the bundle, what compiles it, and what happens without it. (A table of tuples: a class per row
+would cost every build its creation at import.)"""
 
 TO_DO = (
     "write these styles as CSS the build compiles itself (a .module.css, or .module.scss with sass installed), or "
@@ -85,29 +77,29 @@ def _library_problems(root: Path, meta: Mapping[str, Any], entry: str) -> list[D
 
     inputs = meta.get("inputs", {})
     problems = []
-    for lib in LIBRARIES:
-        marks = [f"node_modules/{p}/" for p in lib.packages]
+    for name, packages, step, fails in LIBRARIES:
+        marks = [f"node_modules/{p}/" for p in packages]
         if not any(m in path for path in inputs for m in marks):
             continue
         found = next((hit for m in marks if (hit := _own_importer(meta, m)) is not None), None)
-        file, module_id = found if found is not None else (entry, lib.packages[0])
+        file, module_id = found if found is not None else (entry, packages[0])
         where = locate_import(root, file, module_id) if found is not None else None
         line, column = where if where else (None, None)
         message = (
-            f"{file} uses {lib.name} ({module_id}), whose styles are made at build time by {lib.step}; "
-            f"neuralis-build ui runs no bundler plugins, so {lib.fails}"
+            f"{file} uses {name} ({module_id}), whose styles are made at build time by {step}; "
+            f"neuralis-build ui runs no bundler plugins, so {fails}"
         )
         problems.append(Diagnostic("error", NB1922.id, file, "", message, TO_DO, line, column))
     return problems
 
 
-_DIRECTIVE = re.compile(r"@tailwind\s|@apply\s|@theme\b")
+_DIRECTIVE = r"@tailwind\s|@apply\s|@theme\b"  # compiled on first use (re caches it): most builds never look
 
 
 def _tailwind_problem(package: Package, meta: Mapping[str, Any], staged: Path, styling: Styling) -> Diagnostic | None:
     """Tailwind's directives left in host.css: its PostCSS plugin did not run (no config, or not in it)."""
     css_path = staged / "host.css"
-    if not css_path.is_file() or not _DIRECTIVE.search(css_path.read_text("utf-8")):
+    if not css_path.is_file() or not re.search(_DIRECTIVE, css_path.read_text("utf-8")):
         return None
     from neuralis_build.ui.resolve import read_manifest, resolve_package
 
@@ -138,7 +130,7 @@ def _mentions_tailwind(path: Path) -> bool:
         text = path.read_text("utf-8", errors="replace")
     except OSError:
         return False
-    return "tailwind" in text or bool(_DIRECTIVE.search(text))
+    return "tailwind" in text or re.search(_DIRECTIVE, text) is not None
 
 
 def _panda_problem(package: Package, meta: Mapping[str, Any], styling: Styling) -> Diagnostic | None:

@@ -1,4 +1,4 @@
-"""What the toolchain needs on this machine (Node, npm, the pinned esbuild) and whether it is there."""
+"""What the toolchain needs on this machine (Node, npm, the pinned esbuild and its JS API) and whether it is there."""
 
 from __future__ import annotations
 
@@ -79,9 +79,29 @@ def _esbuild(fetch: bool, npm_ok: bool) -> ToolStatus:
     return ToolStatus("esbuild", True, found.version, str(found.path), f"{platform}, {how}")
 
 
+def _stylehost(fetch: bool, npm_ok: bool) -> ToolStatus:
+    """esbuild's JS API, which packages with stylesheet tools (PostCSS, Sass, Less) are built through."""
+    from neuralis_build.ui.stylehost import ensure_installed, install_dir
+
+    name = "esbuild-api"
+    what = f"esbuild {ESBUILD_VERSION}'s JS API and postcss-load-config, for packages with stylesheet tools"
+    folder = install_dir()
+    if fetch and npm_ok:
+        try:
+            ensure_installed()
+        except NeuralisError as exc:
+            return ToolStatus(name, False, note=exc.message + (f" ({exc.hint})" if exc.hint else ""))
+    if (folder / "node_modules" / ".package-lock.json").is_file():
+        return ToolStatus(name, True, ESBUILD_VERSION, str(folder), f"{what}; installed with npm ci")
+    if npm_ok:
+        return ToolStatus(name, True, note=f"{what}: not installed yet; the first such build (or doctor --fetch) does")
+    return ToolStatus(name, False, note=f"{what}: not installed, and npm is needed to install it")
+
+
 def diagnose(*, fetch: bool = False) -> list[ToolStatus]:
-    """Python, Node, npm and esbuild; with ``fetch``, obtain esbuild when it is not cached yet."""
+    """Python, Node, npm, esbuild and its JS API; with ``fetch``, obtain what is not there yet."""
     python = ToolStatus("python", True, sys.version.split()[0], sys.executable)
     node = _version_of("node", "install Node.js 20 or newer")
     npm = _version_of("npm", "npm comes with Node.js: install Node.js 20 or newer")
-    return [python, node, npm, _esbuild(fetch, npm.ok)]
+    esbuild = _esbuild(fetch, npm.ok)
+    return [python, node, npm, esbuild, _stylehost(fetch and esbuild.ok, npm.ok)]

@@ -12,7 +12,6 @@ and only a duplicate reads package.json files and walks the import graph.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic, code
@@ -51,14 +50,9 @@ def copies(inputs: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     return {name: folders for name, folders in found.items() if len(folders) > 1}
 
 
-@dataclass(frozen=True, slots=True)
-class Copy:
-    """One copy of a package in the bundle: its folder, version, the package whose dependency it is, the chain."""
-
-    folder: str
-    version: str
-    dependent: str | None  # the package whose node_modules holds it; None for a top-level copy
-    chain: str
+Copy = tuple[str, str, "str | None", str]
+"""One copy in the bundle: its folder, its version, the package whose dependency it is (None at the top), the
+chain that brought it. (A tuple: only a duplicate builds one, and a class would cost every build at import.)"""
 
 
 def _copy(package: Package, meta: Mapping[str, Any], entry: str, folder: str, first: str) -> Copy:
@@ -70,7 +64,7 @@ def _copy(package: Package, meta: Mapping[str, Any], entry: str, folder: str, fi
     parent = folder[: folder.rfind(_MARK)].rstrip("/")
     dependent = package_of(parent) if _MARK in parent else None
     chain = describe_chain(import_chain(meta, entry, first))
-    return Copy(folder, version if isinstance(version, str) else "unknown version", dependent, chain)
+    return folder, version if isinstance(version, str) else "unknown version", dependent, chain
 
 
 def duplicate_copies(package: Package, meta: Mapping[str, Any], entry: str) -> list[Diagnostic]:
@@ -84,20 +78,20 @@ def _diagnostic(
 ) -> Diagnostic:
     every = sorted(
         (_copy(package, meta, entry, folder, first) for folder, first in folders.items()),
-        key=lambda c: (c.dependent is not None, c.folder),
+        key=lambda c: (c[2] is not None, c[0]),
     )
-    versions = sorted({c.version for c in every})
-    described = [f"{c.version} at {c.folder[c.folder.find(_MARK) :]} ({c.chain})" for c in every[:SHOWN]]
+    versions = sorted({version for _, version, _, _ in every})
+    described = [f"{v} at {folder[folder.find(_MARK) :]} ({chain})" for folder, v, _, chain in every[:SHOWN]]
     if len(every) > SHOWN:
         rest = every[SHOWN:]
-        by = sorted({c.dependent or "the package" for c in rest})
-        described.append(f"{len(rest)} more ({', '.join(sorted({c.version for c in rest}))}) for {', '.join(by)}")
+        by = sorted({dependent or "the package" for _, _, dependent, _ in rest})
+        described.append(f"{len(rest)} more ({', '.join(sorted({c[1] for c in rest}))}) for {', '.join(by)}")
     kinds = f"versions {', '.join(versions)}" if len(versions) > 1 else f"all {versions[0]}"
     message = f"the bundle holds {len(every)} copies of {name} ({kinds}): {'; '.join(described)}"
     if len(versions) > 1:
         needs: dict[str, set[str]] = {}
-        for c in every:
-            needs.setdefault(c.version, set()).add(c.dependent or "the package itself")
+        for _, version, dependent, _ in every:
+            needs.setdefault(version, set()).add(dependent or "the package itself")
         wanted = "; ".join(f"{v} for {', '.join(sorted(d))}" for v, d in sorted(needs.items()))
         hint = (
             f"make them agree on one version of {name} ({wanted}): install the version its dependents need "

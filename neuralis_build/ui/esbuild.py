@@ -153,6 +153,14 @@ class Message:
     missing_for: str | None = None  # the file that needs it
 
 
+def author_note(note: str) -> str | None:
+    """An esbuild note as an author reads it: advice to pass esbuild a flag the build sets itself (the platform,
+    an external, a condition) says nothing they can act on, and is left out; None for a note that is only that."""
+    if note.startswith("You can mark the path") or "Are you trying to bundle for node?" in note:
+        return None
+    return re.sub(r' You can use "--[a-z-]+=[^"]*" to do that\.?$', "", note.rstrip(":")).rstrip(".") or None
+
+
 def with_notes(messages: list[Message], stderr: str) -> list[Message]:
     """``messages`` with the notes of the same run made again in esbuild's default log style.
 
@@ -170,9 +178,12 @@ def with_notes(messages: list[Message], stderr: str) -> list[Message]:
 
     def close_note() -> None:
         nonlocal placed
-        if current is not None and note:
-            current.append(" ".join(note).rstrip(":"))
+        text = author_note(" ".join(note)) if current is not None and note else None
+        if current is not None and text is not None:
+            current.append(text)
             placed = False
+        elif note:
+            placed = True  # a note left out: its location is not another's
         note.clear()
 
     for raw in stderr.splitlines():
@@ -198,8 +209,7 @@ def with_notes(messages: list[Message], stderr: str) -> list[Message]:
         at = seen[m.severity]
         seen[m.severity] += 1
         if at < len(kind) and kind[at][0].startswith(m.text):
-            notes = tuple(n for n in kind[at][1] if not n.startswith("You can mark the path"))
-            m = dataclasses.replace(m, notes=notes)
+            m = dataclasses.replace(m, notes=tuple(kind[at][1]))
         out.append(m)
     return out
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from neuralis_build.errors import SubprocessError
 from neuralis_build.process import run, which
-from neuralis_build.ui.esbuild import BUILD_TIMEOUT, EsbuildRun, Message
+from neuralis_build.ui.esbuild import BUILD_TIMEOUT, EsbuildRun, Message, author_note
 
 if TYPE_CHECKING:
     from typing import Any
@@ -179,8 +179,10 @@ class StyleHost:
 def _message(m: dict[str, Any], severity: str) -> Message:
     notes = []
     for note in m.get("notes") or []:
-        where = f" ({note['file']}:{note['line']})" if note.get("file") and note.get("line") else ""
-        notes.append(f"{note['text'].rstrip(':')}{where}")
+        text = author_note(note["text"])
+        if text is not None:
+            where = f" ({note['file']}:{note['line']})" if note.get("file") and note.get("line") else ""
+            notes.append(f"{text}{where}")
     detail = m.get("detail") or {}
     return Message(
         "error" if severity == "error" else "warning",

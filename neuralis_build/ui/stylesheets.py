@@ -137,3 +137,20 @@ def tool_diagnostic(message: Message, file: str, missing_for: str) -> Diagnostic
     return Diagnostic(
         message.severity, NB1921.id, file, "", f"{tool}: {message.text}", hint, message.line, message.column
     )
+
+
+def outputs_read(config: str | None, files: list[str]) -> Diagnostic:
+    """NB1921 (a warning): a PostCSS plugin read the build's own output (Tailwind scanning dist/ for class names)."""
+    built = [f for f in files if "/." not in f]  # not the folder a build stages in (named per process)
+    shown = ", ".join(built[:3]) + (f" and {len(built) - 3} more" if len(built) > 3 else "")
+    return Diagnostic(
+        "warning",
+        NB1921.id,
+        config or "package.json",
+        "",
+        f"a PostCSS plugin read the build's own output in dist/{f' ({shown})' if shown else ''}: class names of "
+        "the last build are kept in the next one even when the sources drop them, so the same sources can build "
+        "different stylesheets",
+        "add dist/ to the package's .gitignore (Tailwind leaves out what .gitignore lists), or narrow the "
+        "plugin's sources (Tailwind v4: @source; v3: content in tailwind.config)",
+    )

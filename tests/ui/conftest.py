@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -65,3 +68,47 @@ def react_modules(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "package.json").write_text(json.dumps({"name": "react-fixture", "private": True}))
     npm(["install", "--no-package-lock", f"react@{REACT_VERSION}", f"react-dom@{REACT_VERSION}"], folder)
     return folder / "node_modules"
+
+
+REALWORLD = Path(__file__).resolve().parent / "realworld"
+REALWORLD_PROJECTS = (REALWORLD, REALWORLD / "tailwind3")
+"""The npm projects of the real-world fixtures, each pinned by its package-lock.json: the shared one, and
+Tailwind v3's own (the shared one holds Tailwind v4)."""
+
+
+def install_realworld() -> None:
+    """``npm ci`` each fixture project whose node_modules is not of its current lockfile (scripts/setup --test
+    does it up front; the copy of the lockfile in node_modules says which one was installed)."""
+    for folder in REALWORLD_PROJECTS:
+        lock = (folder / "package-lock.json").read_bytes()
+        stamp = folder / "node_modules" / ".fixture-lock.json"
+        if stamp.is_file() and stamp.read_bytes() == lock:
+            continue
+        subprocess.run(
+            ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=folder,
+            check=True,
+            timeout=900,
+        )
+        stamp.write_bytes(lock)
+
+
+@pytest.fixture(scope="session")
+def realworld_modules() -> Path:
+    """The pinned libraries of tests/ui/realworld, installed once."""
+    install_realworld()
+    return REALWORLD / "node_modules"
+
+
+@pytest.fixture
+def realworld(tmp_path: Path, realworld_modules: Path) -> Callable[[str], Path]:
+    """A scratch copy of a fixture package with its pinned node_modules beside it (its own, when it has one)."""
+
+    def make(name: str) -> Path:
+        root = tmp_path / name
+        shutil.copytree(REALWORLD / name, root, ignore=shutil.ignore_patterns("dist", "node_modules"))
+        own = REALWORLD / name / "package-lock.json"
+        os.symlink(own.parent / "node_modules" if own.is_file() else realworld_modules, root / "node_modules")
+        return root
+
+    return make

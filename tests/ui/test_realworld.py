@@ -10,46 +10,12 @@ host page (import map, React from the host), which serves the module under anoth
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-from pathlib import Path
-
 import pytest
 
 from neuralis_build.ui.analyze import read_modules
 from tests.browserkit import dump, requires_chromium, surface_states, wait_for_host
 
 pytestmark = [pytest.mark.e2e]
-
-FIXTURES = Path(__file__).resolve().parent / "realworld"
-
-
-@pytest.fixture(scope="session")
-def realworld_modules() -> Path:
-    """The pinned libraries, installed once by ``npm ci`` (scripts/setup --test does it up front)."""
-    modules = FIXTURES / "node_modules"
-    if not (modules / ".package-lock.json").is_file():
-        subprocess.run(
-            ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=FIXTURES,
-            check=True,
-            timeout=900,
-        )
-    return modules
-
-
-@pytest.fixture
-def realworld(tmp_path: Path, realworld_modules: Path):
-    """A scratch copy of a fixture package with the pinned node_modules beside it."""
-
-    def make(name: str) -> Path:
-        root = tmp_path / name
-        shutil.copytree(FIXTURES / name, root, ignore=shutil.ignore_patterns("dist", "node_modules"))
-        os.symlink(realworld_modules, root / "node_modules")
-        return root
-
-    return make
 
 
 def bundled_packages(inputs: tuple[str, ...]) -> set[str]:

@@ -181,9 +181,8 @@ async function postcssProcess(file, css, prev) {
     return { css: result.css, map: result.map.toJSON(), warnings };
   } catch (error) {
     const where = error.file ? location(error.file, error.line ?? 0, (error.column ?? 1) - 1, error.source) : null;
-    const by = error.plugin ? `${error.plugin}: ` : "";
     const who = error.plugin ? { name: error.plugin } : { name: "postcss", version: tool.version };
-    return toolError(who, `${by}${error.reason ?? error.message}`, where);
+    return toolError(who, error.reason ?? error.message, where);
   }
 }
 
