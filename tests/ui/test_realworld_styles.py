@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 
 from neuralis_build.ui.sourcemap import SourceMap
 from tests.browserkit import dump, requires_chromium, surface_states, wait_for_host
+from tests.ui.ui_helpers import snapshot
 
 pytestmark = [pytest.mark.e2e]
 
@@ -182,3 +184,27 @@ def test_a_sass_css_module_is_scoped_to_the_package(realworld, build, minify):
     # Sass read the partial; the record holds it so a change to it makes the build stale
     record = json.loads((root / "dist/app/build-inputs.json").read_text())["outputs"]["host.js"]
     assert "src/app/styles/_palette.scss" in record
+
+
+@pytest.mark.parametrize("fixture", ["sass", "less", "tailwind4"])
+def test_the_same_sources_build_the_same_bytes_anywhere(realworld, build, tmp_path, fixture):
+    """Each tool's map reaches esbuild with sources relative to the stylesheet: no folder of this machine is
+    written into the maps, and another folder (or a second build) gives the same bytes."""
+    first = realworld(fixture)
+    build(first, sourcemap=True)
+    second = tmp_path / "elsewhere" / "deeper" / fixture
+    shutil.copytree(first, second, symlinks=True, ignore=shutil.ignore_patterns("dist"))
+    build(second, sourcemap=True)
+    build(second, sourcemap=True)
+    assert snapshot(first / "dist") == snapshot(second / "dist")
+    for out in (first / "dist/app").glob("*.map"):
+        text = base64_decoded(out.read_text())
+        assert str(tmp_path) not in text and "file:" not in text
+
+
+def base64_decoded(text: str) -> str:
+    """A map's text with each inline base64 map (a tool's, kept in a CSS module's sourcesContent) decoded."""
+    import base64
+
+    inline = re.findall(r"base64,([A-Za-z0-9+/=]+)", text)
+    return text + "".join(base64.b64decode(b).decode("utf-8") for b in inline)

@@ -66,8 +66,19 @@ function nodeModulesDirs(from) {
   }
 }
 
-function inlineMap(map) {
-  const json = typeof map === "string" ? map : JSON.stringify(map);
+function inlineMap(map, file) {
+  // Sources relative to the stylesheet (esbuild resolves them from its folder), never absolute: the map's
+  // text also lands in a --sourcemap build's host.js.map, which must not name this machine's folders and
+  // must be the same bytes wherever the package is built.
+  const data = typeof map === "string" ? JSON.parse(map) : { ...map };
+  const dir = path.dirname(file);
+  data.sources = (data.sources ?? []).map((source) => {
+    const full = source.startsWith("file:") ? fileURLToPath(source) : path.resolve(dir, data.sourceRoot ?? "", source);
+    return path.relative(dir, full).split(path.sep).join("/");
+  });
+  delete data.sourceRoot;
+  delete data.file;
+  const json = JSON.stringify(data);
   return `\n/*# sourceMappingURL=data:application/json;base64,${Buffer.from(json).toString("base64")} */\n`;
 }
 
@@ -210,7 +221,7 @@ async function load(args) {
     }
     throw error;
   }
-  const contents = compiled.map ? compiled.css + inlineMap(compiled.map) : compiled.css;
+  const contents = compiled.map ? compiled.css + inlineMap(compiled.map, file) : compiled.css;
   return {
     contents,
     loader: LOCAL.test(file) ? "local-css" : "css",
