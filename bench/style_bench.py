@@ -8,7 +8,9 @@ Run: .venv/bin/python bench/style_bench.py [--modules 300] [--rounds 9] [--befor
    CLI, in one process (``run_build`` on the same flags): what the host itself costs a build.
 3. Each real-world fixture (Tailwind v4, Tailwind v3 with autoprefixer, Sass, Less), built by ``ui``, against
    Vite's library build of the same entry with the same tools (bench/peer's pinned Vite), alternating.
-Prints medians (and minimums); the machine is shared, so compare sides of one run, not runs.
+Prints medians of the wall time (and minimums) and of the CPU time the side's processes used (user + system,
+of every process it waited for): on a shared machine the CPU time moves far less with the load than the
+wall time does. Compare sides of one run, not runs.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -31,17 +34,33 @@ REPO = Path(__file__).resolve().parent.parent
 REALWORLD = REPO / "tests" / "ui" / "realworld"
 
 
-def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+CPU: dict[str, list[float]] = {}
+"""The CPU time of each side's runs, beside the wall times ``alternate`` returns."""
+
+
+def children_cpu() -> float:
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None, name: str | None = None) -> float:
+    cpu = children_cpu()
     started = time.perf_counter()
     subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    if name is not None:
+        CPU.setdefault(name, []).append(children_cpu() - cpu)
+    return wall
 
 
 def report(title: str, times: dict[str, list[float]]) -> dict[str, float]:
     print(title)
     med = {name: statistics.median(t) for name, t in times.items()}
     for name, t in times.items():
-        print(f"  {name:<34} median {med[name] * 1000:8.1f} ms  (min {min(t) * 1000:.1f})")
+        cpu = f", cpu median {statistics.median(CPU[name]) * 1000:7.1f} ms" if CPU.get(name) else ""
+        print(f"  {name:<34} median {med[name] * 1000:8.1f} ms  (min {min(t) * 1000:.1f}){cpu}")
     return med
 
 
@@ -55,7 +74,7 @@ def alternate(sides: list[Side], rounds: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {name: [] for name, *_ in sides}
     for _ in range(rounds):
         for name, cmd, cwd, env in sides:
-            times[name].append(timed(cmd, cwd, env))
+            times[name].append(timed(cmd, cwd, env, name))
     return times
 
 
@@ -79,7 +98,7 @@ def plain_package(modules: int, rounds: int, before: str) -> None:
         archive = subprocess.run(git, cwd=REPO, check=True, capture_output=True)
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
         cmd = [sys.executable, "-m", "neuralis_build", "ui", "."]
-        sides = [
+        sides: list[Side] = [
             (f"ui, {before}", cmd, root, {**os.environ, "PYTHONPATH": str(old)}),
             ("ui, this tree", cmd, root, {**os.environ, "PYTHONPATH": str(REPO)}),
         ]
@@ -101,6 +120,9 @@ def host_overhead(root: Path, rounds: int) -> None:
     from neuralis_build.ui.resolve import package_name_of
     from neuralis_build.ui.stylehost import StyleHost, ensure_installed
 
+    if TYPE_CHECKING:
+        from neuralis_build.ui.esbuild import EsbuildRunner
+
     ensure_installed()
     binary = find_esbuild()
     work = root / "host-bench"
@@ -108,13 +130,17 @@ def host_overhead(root: Path, rounds: int) -> None:
     tsconfig = write_tsconfig(root, work, "src/app/host.tsx")
     externals = sorted({package_name_of(m) for m in default_host_profile().shared_modules})
     args = esbuild_args("src/app/host.tsx", "host-bench/out", tsconfig, externals, minify=False, sourcemap=False)
-    runners = {"esbuild CLI": binary, "esbuild JS API (style host)": StyleHost(binary, None, "production")}
+    runners: dict[str, EsbuildRunner] = {
+        "esbuild CLI": binary,
+        "esbuild JS API (style host)": StyleHost(binary, None, "production"),
+    }
     times: dict[str, list[float]] = {name: [] for name in runners}
     for _ in range(rounds + 1):
         for name, runner in runners.items():
             started = time.perf_counter()
             run_build(runner, root, args, work / "meta.json", "bench")
             times[name].append(time.perf_counter() - started)
+    # wall time only: Node does not wait for esbuild's service at exit, so its CPU time is not counted
     times = {name: t[1:] for name, t in times.items()}  # the first round warms up
     med = report("2. one build, in-process: the CLI against the style host, no stylesheet tool", times)
     print(f"  style host overhead: {(med['esbuild JS API (style host)'] - med['esbuild CLI']) * 1000:+.1f} ms")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -310,3 +311,47 @@ def test_the_style_host_is_installed_from_its_pinned_lockfile():
     assert lock["node_modules/esbuild"]["version"] == "0.28.2"
     assert not (modules / "@esbuild").exists()  # the binary is the toolchain's verified one, not npm's copy
     assert shutil.which("node")
+
+
+def test_sass_finds_a_packages_partials_in_node_modules(make_pkg, build, realworld_modules):
+    """@use of a package path resolves from node_modules, and Sass's pkg: URL through its Node package importer."""
+    root = styled(
+        make_pkg,
+        {
+            "src/app/theme.scss": '@use "@acme/tokens/colors" as c;\n@use "pkg:@acme/tokens" as t;\n'
+            ".a { color: c.$ink; border-width: t.$rule; }\n",
+            "node_modules/@acme/tokens/package.json": json.dumps(
+                {"name": "@acme/tokens", "version": "1.0.0", "sass": "index.scss"}
+            ),
+            "node_modules/@acme/tokens/_colors.scss": "$ink: rgb(7, 8, 9);\n",
+            "node_modules/@acme/tokens/index.scss": "$rule: 3px;\n",
+        },
+        'import "./theme.scss";\n',
+    )
+    os.symlink(realworld_modules / "sass", root / "node_modules/sass")
+    build(root)
+    assert ".a {\n  color: rgb(7, 8, 9);\n  border-width: 3px;\n}" in (root / "dist/app/host.css").read_text()
+
+
+def test_css_modules_in_less_and_through_postcss_are_scoped(realworld, build):
+    """A .module.less (Less, then PostCSS) and a .module.css (PostCSS) in a package with a PostCSS config."""
+    root = realworld("less")
+    manifest = json.loads((root / "package.json").read_text())
+    manifest.update(postcss={"plugins": {"autoprefixer": {}}}, browserslist=["safari 10"])
+    (root / "package.json").write_text(json.dumps(manifest))
+    less = "@c: rgb(1, 2, 3);\n.card { color: @c; .title { user-select: none; } }\n"
+    (root / "src/app/Card.module.less").write_text(less)
+    (root / "src/app/Tag.module.css").write_text(".tag { color: rgb(4, 5, 6); }\n")
+    entry = root / "src/app/host.tsx"
+    entry.write_text(
+        'import card from "./Card.module.less";\nimport tag from "./Tag.module.css";\n'
+        "export const classes = [card.card, card.title, tag.tag];\n" + entry.read_text()
+    )
+    build(root)
+    css = (root / "dist/app/host.css").read_text()
+    js = (root / "dist/app/host.js").read_text()
+    names = sorted(set(re.findall(r"\.(acme-less_[A-Za-z0-9_-]+)", css)))
+    # esbuild names a local after its file: "Tag" for Tag.module.css, "Card_module" for Card.module.less
+    assert [n.split("_", 2)[2] for n in names] == ["Card_module_card", "Card_module_title", "Tag_tag"]
+    assert all(f'"{n}"' in js for n in names)
+    assert "-webkit-user-select: none" in css  # PostCSS ran on the compiled Less
