@@ -208,3 +208,17 @@ def base64_decoded(text: str) -> str:
 
     inline = re.findall(r"base64,([A-Za-z0-9+/=]+)", text)
     return text + "".join(base64.b64decode(b).decode("utf-8") for b in inline)
+
+
+def test_watch_rebuilds_when_a_file_the_tools_read_changes(realworld, esbuild):
+    """tailwind.config.cjs and postcss.config.cjs sit outside src/ and esbuild never reads them: the tools'
+    reads make them inputs, so `ui --watch` rebuilds when they change, and not for an unrelated file."""
+    from neuralis_build.hostprofile import default_host_profile
+    from neuralis_build.ui.run import BuildOptions, build_path
+    from neuralis_build.ui.watch import WatchResult, may_change_the_build
+
+    root = realworld("tailwind3")
+    built = build_path(root, BuildOptions(default_host_profile()), esbuild)
+    last = WatchResult((), built, None, built.seconds)
+    assert may_change_the_build("tailwind.config.cjs", last) and may_change_the_build("postcss.config.cjs", last)
+    assert not may_change_the_build("notes.txt", last)
