@@ -13,7 +13,7 @@ def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
     @app.command(
-        short_help="Report Node, npm and esbuild.",
+        short_help="Report Node, npm, esbuild and its JS API.",
         epilog=common.examples("neuralis-build doctor", "neuralis-build doctor --fetch --format json"),
     )
     def doctor(
