@@ -15,6 +15,7 @@ from neuralis_build.cli import (
     explain_cmd,
     image_cmd,
     pack_cmd,
+    targets,
     ui_cmd,
 )
 
@@ -59,18 +60,25 @@ def _main(
     epilog=common.examples(
         "neuralis-build check --trust untrusted",
         "neuralis-build check packages/* --trust first-party --format github",
+        "neuralis-build check --workspaces --trust first-party",
     ),
 )
 def check(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(metavar="[PATH]...", show_default=False, help="Package folders (default: the current folder)."),
+        typer.Argument(
+            metavar="[PATH]...",
+            show_default=False,
+            help="Package folders (default: the nearest folder up with a package.json, as npm finds it).",
+        ),
     ] = None,
     trust: Annotated[common.TrustOption, common.trust_option()] = ...,  # type: ignore[assignment]
     format: Annotated[
         common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
     ] = common.Format.text,
     host: Annotated[Path | None, common.host_option()] = None,
+    workspace: Annotated[list[str] | None, targets.workspace_option("--workspace", "-w")] = None,
+    workspaces: Annotated[bool, targets.workspaces_option()] = False,
 ) -> None:
     """Validate the manifest, the directory contract and declarations against build output."""
     from neuralis_build.check import check_path
@@ -84,8 +92,9 @@ def check(
     elements: list[Any] = []
     annotations: list[str] = []
     failed = 0
-    for path in paths or [Path(".")]:
+    for path in targets.package_folders(paths, workspace, workspaces, common.stderr()):
         try:
+            targets.refuse_workspaces_root(path, "check")
             result = check_path(path, trust.value, profile)
         except NeuralisError as exc:  # the PATH could not be judged (no such folder): say so, go on
             failed = max(failed, exc.exit_code)

@@ -43,7 +43,10 @@ def register(app: typer.Typer) -> None:
         epilog=common.examples("neuralis-build dev", "neuralis-build dev packages/reports --port 8080 --open"),
     )
     def dev(
-        path: Annotated[Path, common.path_argument()] = Path("."),
+        path: Annotated[
+            Path | None,
+            common.path_argument("The package folder (default: the nearest folder up with a package.json)."),
+        ] = None,
         port: Annotated[
             int,
             typer.Option(
@@ -66,6 +69,11 @@ def register(app: typer.Typer) -> None:
 
         if not 0 <= port <= 65535:
             raise typer.BadParameter("a port is 0 to 65535", param_hint="--port")
+        from neuralis_build.cli import targets
+        from neuralis_build.workspaces import package_root
+
+        path = package_root() if path is None else path
+        targets.refuse_workspaces_root(path, "dev")
         options = DevOptions(path, load_host_profile(host), trust.value, port)
 
         import tempfile

@@ -69,6 +69,7 @@ def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> 
         marks = {path: "overwrite" for path in plan.write.overwrites}
         for line in tree_lines(plan.target.name + "/", [f.path for f in plan.files], marks):
             console.print(markup(line))
+        _print_workspace(console, plan, dry_run=True)
         console.print("Nothing was written (--dry-run).")
         if plan.write.exists and not force and occupants(plan.target):
             # The preview is shown, but the exit code still says what the real run would do.
@@ -82,9 +83,42 @@ def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> 
         f"Created {plan.names.name} from the {plan.template.name} template in {markup(where)} "
         f"({len(plan.files)} files{overwritten})."
     )
+    _print_workspace(console, plan, dry_run=False)
     console.print("\nNext steps:")
     for step in plan.next_steps():
         console.print(f"  {markup(step)}")
+
+
+def _print_workspace(console: Console, plan: Plan, *, dry_run: bool) -> None:
+    """Inside a workspaces root: that the package has no workflow of its own, and what the root's gets."""
+    from neuralis_build.cli.common import markup
+    from neuralis_build.cli.render import display_path
+    from neuralis_build.scaffold.monorepo import ROOT_WORKFLOW
+
+    if plan.workspaces_root is None:
+        return
+    shown = display_path(plan.workspaces_root)
+    root = "the current folder" if shown == "." else markup(shown)
+    console.print(
+        f"Inside an npm workspaces root ({root}): no .github/workflows of the package's own (GitHub runs only the "
+        "repository root's)."
+    )
+    workflow = plan.root_workflow
+    folder = markup(display_path(plan.target))
+    if workflow is None:
+        console.print(f"No root workflow written (--no-root-workflow): {root}/{ROOT_WORKFLOW} would build {folder}.")
+        return
+    path = markup(display_path(workflow.path))
+    verb = {"new": "Would write" if dry_run else "Wrote", "add a line": "Would add" if dry_run else "Added"}
+    if workflow.action == "new":
+        console.print(f"{verb['new']} {path}: a job per package, {folder} the first.")
+    elif workflow.action == "add a line":
+        console.print(f"{verb['add a line']} {folder} to the packages {path} builds, checks and packs.")
+    elif workflow.action == "yours":
+        console.print(
+            f"[yellow]note:[/] {path} is not the matrix neuralis new writes (no line for a package): "
+            f"add {folder} (trust {plan.template.trust}) to it yourself."
+        )
 
 
 def register(app: typer.Typer) -> None:
@@ -123,6 +157,14 @@ def register(app: typer.Typer) -> None:
         ] = False,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the tree; write nothing.")] = False,
         list_: Annotated[bool, typer.Option("--list", help="List the templates, one line each.")] = False,
+        root_workflow: Annotated[
+            bool,
+            typer.Option(
+                "--root-workflow/--no-root-workflow",
+                help="Inside an npm workspaces root: write the root's workflow, or add the package to it "
+                "(the package gets none of its own either way).",
+            ),
+        ] = True,
     ) -> None:
         """Create a Neuralis package from a template."""
         from neuralis_build.errors import UsageError
@@ -159,6 +201,7 @@ def register(app: typer.Typer) -> None:
             id=package_id,
             description=description,
             force=force or dry_run,
+            root_workflow=root_workflow,
         )
         result = plan(request)
         from neuralis_build.cli.common import markup
@@ -169,3 +212,28 @@ def register(app: typer.Typer) -> None:
         if not dry_run:
             create(result)
         _print_plan(out, result, dry_run=dry_run, force=force)
+        if not dry_run and result.workspaces_root is not None:
+            _warn_unless_member(err, result)
+
+
+def _warn_unless_member(console: Console, plan: Plan) -> None:
+    """npm treats the new folder as a workspace only when the root's ``workspaces`` globs match it: ask npm."""
+    from neuralis_build.cli.common import markup
+    from neuralis_build.cli.render import display_path
+    from neuralis_build.errors import NeuralisError
+    from neuralis_build.pack.workspace import workspace_root
+    from neuralis_build.workspaces import workspace_patterns
+
+    assert plan.workspaces_root is not None
+    try:
+        found = workspace_root(plan.target)
+    except NeuralisError:
+        return  # npm could not say (not on PATH): the package is written; nothing to add
+    if found is not None:
+        return
+    patterns = ", ".join(workspace_patterns(plan.workspaces_root) or []) or "none"
+    console.print(
+        f"[yellow]warning:[/] {markup(display_path(plan.target))} is not a member of the workspaces root "
+        f"{markup(display_path(plan.workspaces_root))} (its workspaces: {markup(patterns)}): add its folder to "
+        '"workspaces" there, so npm links it and runs its scripts as a member'
+    )

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neuralis_build.cli import boundary, common
+from neuralis_build.cli import boundary, common, targets
 from neuralis_build.printable import shown
 
 if TYPE_CHECKING:
@@ -140,13 +140,16 @@ def register(app: typer.Typer) -> None:
         epilog=common.examples(
             "neuralis-build pack --trust first-party",
             "neuralis-build pack packages/* --trust untrusted --out dist/ --format json",
+            "neuralis-build pack --workspace @acme/reports --trust first-party",
         ),
     )
     def pack(
         paths: Annotated[
             list[Path] | None,
             typer.Argument(
-                metavar="[PATH]...", show_default=False, help="Package folders (default: the current folder)."
+                metavar="[PATH]...",
+                show_default=False,
+                help="Package folders (default: the nearest folder up with a package.json, as npm finds it).",
             ),
         ] = None,
         out: Annotated[
@@ -165,6 +168,8 @@ def register(app: typer.Typer) -> None:
             ),
         ] = ...,  # type: ignore[assignment]
         host: Annotated[Path | None, common.host_option()] = None,
+        workspace: Annotated[list[str] | None, targets.workspace_option("--workspace", "-w")] = None,
+        workspaces: Annotated[bool, targets.workspaces_option()] = False,
     ) -> None:
         """Write <name>-<version>.tgz exactly as npm pack would, after checking the package."""
         from neuralis_build.hostprofile import load_host_profile
@@ -173,7 +178,7 @@ def register(app: typer.Typer) -> None:
         profile = load_host_profile(host)
         elements: list[Any] = []
         worst = 0
-        for path in paths or [Path(".")]:
+        for path in targets.package_folders(paths, workspace, workspaces, common.stderr()):
             element, code = _pack_one(path, out, dry_run, fmt, trust.value, profile)
             elements.append(element)
             worst = max(worst, code)
@@ -199,6 +204,7 @@ def _pack_one(
     err = common.stderr()
     root: Path | None = None
     try:
+        targets.refuse_workspaces_root(path, "pack")
         package = load_package(path)
         root = package.root
         with folderlock.hold(root):  # another pack or ui of this folder waits: no half-written file is packed

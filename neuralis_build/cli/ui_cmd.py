@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neuralis_build.cli import common
+from neuralis_build.cli import common, targets
 
 if TYPE_CHECKING:
     from neuralis_build.diagnostics import Diagnostic
@@ -21,10 +21,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command(
         short_help="Bundle the UI module with esbuild.",
-        epilog=common.examples("neuralis-build ui", "neuralis-build ui packages/reports --watch"),
+        epilog=common.examples(
+            "neuralis-build ui", "neuralis-build ui packages/reports --watch", "neuralis-build ui --workspaces"
+        ),
     )
     def ui(
-        path: Annotated[Path, common.path_argument()] = Path("."),
+        path: Annotated[
+            Path | None,
+            common.path_argument("The package folder (default: the nearest folder up with a package.json)."),
+        ] = None,
         host: Annotated[Path | None, common.host_option()] = None,
         watch_: Annotated[bool, typer.Option("--watch", "-w", help="Rebuild on every change.")] = False,
         minify: Annotated[bool, typer.Option("--minify", help="Minify host.js and host.css.")] = False,
@@ -38,17 +43,55 @@ def register(app: typer.Typer) -> None:
         format: Annotated[
             common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
         ] = common.Format.text,
+        # -w stays --watch's (as it was before workspaces): the members are named with the long option.
+        workspace: Annotated[list[str] | None, targets.workspace_option("--workspace")] = None,
+        workspaces: Annotated[bool, targets.workspaces_option()] = False,
     ) -> None:
         """Bundle the UI module to dist/app/ with esbuild and write dist/app/shared-imports.json."""
         if watch_ and format is not common.Format.text:
             raise typer.BadParameter("--watch prints one line per build; drop --format", param_hint="--format")
+        if watch_ and (workspace or workspaces):
+            raise typer.BadParameter(
+                "--watch rebuilds one package: run it in the member's folder (or use dev there)", param_hint="--watch"
+            )
         options = options_for(host, minify, sourcemap, entry, watch=watch_)
+        folders = targets.package_folders(
+            [path] if path is not None else None,
+            workspace,
+            workspaces,
+            common.stderr(),
+            ("a UI module, events or routes to build", lambda folder: _builds_something(folder, entry)),
+        )
         if watch_:
-            watch(path, options)
+            targets.refuse_workspaces_root(folders[0], "ui")
+            watch(folders[0], options)
             return
-        code = build_once(path, options, format)
-        if code:
-            raise typer.Exit(code)
+        elements: list[Any] = []
+        worst = 0
+        for folder in folders:
+            element, code = build_once(folder, options, format)
+            elements.append(element)
+            worst = max(worst, code)
+        if format is common.Format.json:
+            from neuralis_build.cli import boundary
+
+            boundary.print_json(elements)
+        if worst:
+            raise typer.Exit(worst)
+
+
+def _builds_something(folder: Path, entry: str | None) -> bool:
+    """Does ``ui`` have anything to build in ``folder`` (a member ``--workspaces`` may leave out)?"""
+    from neuralis_build.errors import NeuralisError
+    from neuralis_build.package import load_package
+    from neuralis_build.ui.events import has_sources
+    from neuralis_build.ui.run import wants_ui
+
+    try:
+        package = load_package(folder)
+        return wants_ui(package, entry) or has_sources(package)
+    except NeuralisError:
+        return True  # unreadable: build it, so its report says why
 
 
 def _kb(size: int) -> str:
@@ -141,27 +184,28 @@ def _print_warnings(warnings: list[Diagnostic]) -> None:
         explain_footer(console, warnings)
 
 
-def build_once(path: Path, options: BuildOptions, fmt: common.Format = common.Format.text) -> int:
-    """Build once and report it in ``fmt`` (text: warnings on stderr, what was written on stdout); the exit code."""
+def build_once(path: Path, options: BuildOptions, fmt: common.Format = common.Format.text) -> tuple[Any, int]:
+    """Build once and report it in ``fmt`` (text: warnings on stderr, what was written on stdout): the JSON
+    element (``--format json`` prints them as one array) and the exit code."""
     from neuralis_build.cli import boundary
     from neuralis_build.errors import DiagnosedError, NeuralisError
     from neuralis_build.ui.run import build_path
 
     try:
+        targets.refuse_workspaces_root(path, "ui")
         build = build_path(path, options)
     except NeuralisError as exc:  # a refusal (exit 1) or a build that could not run (exit 2)
         boundary.show_error(exc)
         if fmt is common.Format.json:
-            boundary.print_json([{"path": str(path), "error": boundary.error_json(exc)}])
-        elif fmt is common.Format.github:
+            return {"path": str(path), "error": boundary.error_json(exc)}, exc.exit_code
+        if fmt is common.Format.github:
             from neuralis_build.cli.render import annotation, diagnostic_annotations
 
             found = diagnostic_annotations(path, exc.diagnostics) if isinstance(exc, DiagnosedError) else []
             print("\n".join(found or [annotation("error", exc.message, title="neuralis-build ui")]))
-        return exc.exit_code
+        return None, exc.exit_code
     if fmt is common.Format.json:
-        boundary.print_json([build_json(path, build)])
-        return 0
+        return build_json(path, build), 0
     if fmt is common.Format.github and build.warnings:
         from neuralis_build.cli.render import diagnostic_annotations
 
@@ -169,7 +213,7 @@ def build_once(path: Path, options: BuildOptions, fmt: common.Format = common.Fo
     else:
         _print_warnings(build.warnings)
     print("\n".join(summary_lines(build)), flush=True)
-    return 0
+    return None, 0
 
 
 def watch(path: Path, options: BuildOptions) -> None:

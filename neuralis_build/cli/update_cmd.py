@@ -12,6 +12,7 @@ from neuralis_build.cli import common
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from neuralis_build.scaffold.adopt import AdoptPlan
     from neuralis_build.scaffold.update import Change, UpdatePlan
 
 _MARKS = {
@@ -42,9 +43,11 @@ def _print_update(console: Console, plan: UpdatePlan, *, dry_run: bool) -> None:
     from neuralis_build.cli.common import markup
 
     head = "Would update" if dry_run else "Updating"
-    console.print(
-        f"{head} {markup(plan.name)} ({plan.template} template) from neuralis-build {plan.old} to {plan.new}:"
+    versions = (
+        f"from neuralis-build {plan.old} to {plan.new}" if plan.old != plan.new else f"to neuralis-build {plan.new}"
     )
+    followed = f", following package.json ({'; '.join(plan.followed)})" if plan.followed else ""
+    console.print(f"{head} {markup(plan.name)} ({plan.template} template) {versions}{markup(followed)}:")
     shown = [c for c in plan.changes if c.path != ".neuralis-scaffold.json"]
     width = max((len(c.path) for c in shown), default=0)
     for change in shown:
@@ -57,15 +60,32 @@ def _print_update(console: Console, plan: UpdatePlan, *, dry_run: bool) -> None:
                 console.print(f"      [{style}]{markup(line)}[/]")
 
 
+def _print_manifest_diff(console: Console, plan: AdoptPlan) -> None:
+    """The package.json change init would write, as a unified diff."""
+    from neuralis_build.scaffold.update import Change
+
+    after = next((f.content for f in plan.write.files if f.path == "package.json"), None)
+    if after is None:
+        return
+    change = Change("package.json", "merge", plan.manifest_before.encode("utf-8"), after, "")
+    for line in _diff(change):
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+        console.print(f"  [{style}]{common.markup(line)}[/]")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``update`` and ``init`` to ``app``; heavy imports stay inside the command bodies."""
 
     @app.command(epilog=common.examples("neuralis update --dry-run", "neuralis update packages/reports --force"))
     def update(
         path: Annotated[
-            Path,
-            typer.Argument(metavar="[PATH]", show_default=False, help="The package folder (default: the current one)."),
-        ] = Path("."),
+            Path | None,
+            typer.Argument(
+                metavar="[PATH]",
+                show_default=False,
+                help="The package folder (default: the nearest folder up with a package.json).",
+            ),
+        ] = None,
         dry_run: Annotated[
             bool, typer.Option("--dry-run", help="Show what would change, with diffs; write nothing.")
         ] = False,
@@ -74,15 +94,17 @@ def register(app: typer.Typer) -> None:
         """Bring a scaffolded package up to the current templates (a three-way merge: your edits survive)."""
         from neuralis_build.errors import UsageError, UserError
         from neuralis_build.scaffold.update import apply_update, dirty_files, plan_update
+        from neuralis_build.workspaces import package_root
 
+        path = package_root() if path is None else path
         root = path.resolve()
         if not root.is_dir():
             raise UsageError(f"{path}: not a folder", hint="pass the package folder that holds .neuralis-scaffold.json")
         plan = plan_update(root)
         out = common.stdout()
-        if plan.old == plan.new or plan.up_to_date:
+        if plan.up_to_date:
             out.print(f"{plan.name} is up to date with the {plan.template} template of neuralis-build {plan.new}.")
-            if plan.old != plan.new and not dry_run:
+            if (plan.old != plan.new or plan.followed) and not dry_run:
                 apply_update(plan)  # only the record moves on
             return
         if not dry_run and not force:
@@ -118,13 +140,13 @@ def register_init(app: typer.Typer) -> None:
     )
     def init(
         path: Annotated[
-            Path,
+            Path | None,
             typer.Argument(
                 metavar="[PATH]",
                 show_default=False,
-                help="The existing npm package's folder (default: the current one).",
+                help="The existing npm package's folder (default: the nearest folder up with a package.json).",
             ),
-        ] = Path("."),
+        ] = None,
         template: Annotated[
             str,
             typer.Option(
@@ -153,7 +175,9 @@ def register_init(app: typer.Typer) -> None:
         from neuralis_build.scaffold.adopt import plan_adopt
         from neuralis_build.scaffold.create import tree_lines
         from neuralis_build.scaffold.writer import write_plan
+        from neuralis_build.workspaces import package_root
 
+        path = package_root() if path is None else path
         result = plan_adopt(path, template, package_id=package_id, description=description, force=force)
         out = common.stdout()
         where = markup(display_path(result.target))
@@ -165,10 +189,22 @@ def register_init(app: typer.Typer) -> None:
         err = common.stderr()
         for note in result.notes:
             err.print(f"[yellow]note:[/] {markup(note)}")
+        workflow = result.root_workflow
+        if workflow is not None and workflow.content is not None:
+            verb = ("Would write" if dry_run else "Writes") if workflow.action == "new" else "Adds the package to"
+            out.print(
+                f"{verb} the npm workspaces root's {markup(display_path(workflow.path))} "
+                "(GitHub runs only the repository root's workflows, so the package gets none of its own)."
+            )
         if dry_run:
+            _print_manifest_diff(out, result)
             out.print("Nothing was written (--dry-run).")
             return
         write_plan(result.write)
+        if workflow is not None:
+            from neuralis_build.scaffold.monorepo import write_root_workflow
+
+            write_root_workflow(workflow)
         from neuralis_build.scaffold.templates import get_template
 
         trust = get_template(result.template).trust

@@ -15,14 +15,19 @@ from typing import Any
 
 from neuralis_build.errors import UsageError, UserError
 from neuralis_build.scaffold.merge import dump_json_like
+from neuralis_build.scaffold.monorepo import RootWorkflow, own_files, plan_root_workflow
 from neuralis_build.scaffold.render import RECORD, PlannedFile
+from neuralis_build.scaffold.wiring import LIFECYCLE, Wiring, plan_wiring, reaches_vite_build
 from neuralis_build.scaffold.writer import WritePlan, plan_write
 from neuralis_build.strictjson import parse
 
 MANIFEST = "package.json"
 # Fields a template may add to an existing package.json. The others (private, type, exports, version…)
-# change what the package is or how it resolves, so they stay the author's.
-_MAPS = ("scripts", "dependencies", "devDependencies", "peerDependencies")
+# change what the package is or how it resolves, so they stay the author's. ``config`` carries the
+# toolchain's install pin, which the npm-script wrapper and the workflow read.
+_MAPS = ("scripts", "dependencies", "devDependencies", "peerDependencies", "config")
+# The host supplies these to a UI module: in ``dependencies`` they would install a second copy beside the host's.
+_HOST_SUPPLIED = ("react", "react-dom")
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,10 @@ class AdoptPlan:
     write: WritePlan
     marks: dict[str, str]
     notes: tuple[str, ...]
+    manifest_before: str = ""
+    """package.json as it was, for the diff --dry-run shows."""
+    root_workflow: RootWorkflow | None = None
+    """Inside an npm workspaces root: the root's workflow, which the package's own is left out for."""
 
     @property
     def target(self) -> Path:
@@ -59,15 +68,23 @@ def read_manifest(root: Path) -> tuple[str, dict[str, Any]]:
 
 
 def adopt_manifest(
-    text: str, current: dict[str, Any], template: dict[str, Any], *, force: bool, packed: list[str] | None = None
+    text: str,
+    current: dict[str, Any],
+    template: dict[str, Any],
+    *,
+    force: bool,
+    packed: list[str] | None = None,
+    wiring: Wiring | None = None,
 ) -> tuple[str, list[str]]:
     """The author's package.json with the template's block and missing entries added; notes say what was kept.
 
     ``packed``: what ``npm pack`` takes from the package today, for a package without ``files``: it gets a
     ``files`` list of that and the template's outputs, since the template's .gitignore leaves dist/ out, and
-    npm reads .gitignore when nothing else says what to ship.
+    npm reads .gitignore when nothing else says what to ship. ``wiring``: the scripts that move aside for
+    the template's and the template scripts this package needs otherwise (see scaffold.wiring).
     """
-    notes: list[str] = []
+    wiring = wiring or Wiring()
+    notes: list[str] = list(wiring.notes)
     merged = dict(current)
     if "neuralis" in current and not force:
         raise UserError(
@@ -75,6 +92,12 @@ def adopt_manifest(
             hint="pass --force to replace it with the template's, or edit it by hand",
         )
     merged["neuralis"] = template["neuralis"]
+    template = dict(template)
+    if isinstance(template.get("scripts"), dict):
+        template["scripts"] = {**template["scripts"], **wiring.scripts}
+    own_scripts = current.get("scripts")
+    if isinstance(own_scripts, dict) and wiring.renames:
+        merged["scripts"] = {wiring.renames.get(k, k): v for k, v in own_scripts.items()}
     for field in _MAPS:
         wanted = template.get(field)
         if not isinstance(wanted, dict):
@@ -95,10 +118,14 @@ def adopt_manifest(
                     f'kept your {field}["{key}"] ({json.dumps(have[key])}); the template has {json.dumps(value)}'
                 )
         merged[field] = added
+    notes += _move_host_supplied(merged, template)
+    notes += _drop_vite_lifecycle(merged, current)
     files = current.get("files")
     wanted_files = template.get("files")
     if isinstance(files, list) and isinstance(wanted_files, list):
         merged["files"] = files + [f for f in wanted_files if f not in files]
+    elif files is None and isinstance(wanted_files, list) and wiring.outputs_only:
+        merged["files"] = list(wanted_files)
     elif files is None and isinstance(wanted_files, list) and packed is not None:
         tops = sorted({p.split("/", 1)[0] for p in packed} - {"package.json"})
         merged["files"] = [*wanted_files, *(t for t in tops if t not in wanted_files)]
@@ -116,6 +143,52 @@ def adopt_manifest(
             "modules (or rename them .cjs)"
         )
     return dump_json_like(merged, text), notes
+
+
+def _move_host_supplied(merged: dict[str, Any], template: dict[str, Any]) -> list[str]:
+    """react and react-dom move from ``dependencies`` to ``devDependencies`` when the template's UI module has
+    the host supply React (a peer): the author's ranges are kept."""
+    peers = template.get("peerDependencies")
+    deps, dev = merged.get("dependencies"), merged.get("devDependencies")
+    if not (isinstance(peers, dict) and "react" in peers and isinstance(deps, dict)):
+        return []
+    moving = [name for name in _HOST_SUPPLIED if name in deps]
+    if not moving or (dev is not None and not isinstance(dev, dict)):
+        return []
+    dev = dict(dev or {})
+    for name in moving:
+        dev[name] = deps[name]  # the author's range wins over the template's, as for every other entry
+    merged["devDependencies"] = dev
+    merged["dependencies"] = {k: v for k, v in deps.items() if k not in moving}
+    if not merged["dependencies"]:
+        del merged["dependencies"]
+    return [
+        f"moved {' and '.join(moving)} from dependencies to devDependencies: the host supplies React to the UI "
+        "module, and a copy in dependencies would be installed beside it"
+    ]
+
+
+def _drop_vite_lifecycle(merged: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """Leave out a lifecycle script the template added that would run ``vite build`` (it empties dist/ before
+    npm packs or installs it); name the author's own that do."""
+    scripts = merged.get("scripts")
+    if not isinstance(scripts, dict):
+        return []
+    own_scripts = current.get("scripts")
+    own = own_scripts if isinstance(own_scripts, dict) else {}
+    notes = []
+    for event in LIFECYCLE:
+        if event not in scripts or not reaches_vite_build(scripts, event):
+            continue
+        if event in own:
+            notes.append(
+                f'your scripts["{event}"] runs vite build, which empties dist/ (the UI module with it) '
+                "when npm runs it: run npm run build:ui after vite build in it"
+            )
+        else:
+            del scripts[event]
+            notes.append(f'left out the template\'s scripts["{event}"]: it would run vite build, which empties dist/')
+    return notes
 
 
 def plan_adopt(
@@ -147,12 +220,25 @@ def plan_adopt(
         "id": package_id or name,
         "description": text_description or default_description(template, name),
     }
+    version = current.get("version")
+    if isinstance(version, str) and version.strip():
+        answers["version"] = version  # the README names the tarball npm will write
+    from neuralis_build.workspaces import enclosing_workspaces_root
+
+    rendered = render_package(template, answers)
+    workspaces_root = enclosing_workspaces_root(root)
+    workflow = None
+    if workspaces_root is not None:  # GitHub never runs a workflow below the repository root
+        rendered = own_files(rendered)
+        workflow = plan_root_workflow(workspaces_root, root, template.trust)
     files, marks, notes = [], {}, []
-    for f in render_package(template, answers):
+    for f in rendered:
         dest = root / f.path
         if f.path == MANIFEST:
-            packed = _packed_today(root, current) if "files" not in current else None
-            merged, kept = adopt_manifest(text, current, json.loads(f.content), force=force, packed=packed)
+            wanted = json.loads(f.content)
+            wiring = plan_wiring(root, current, wanted)
+            packed = _packed_today(root, current) if "files" not in current and not wiring.outputs_only else None
+            merged, kept = adopt_manifest(text, current, wanted, force=force, packed=packed, wiring=wiring)
             files.append(PlannedFile(MANIFEST, merged.encode("utf-8")))
             marks[MANIFEST], notes = "merge", kept
         elif not dest.exists():
@@ -166,7 +252,7 @@ def plan_adopt(
         else:
             marks[f.path] = "kept yours"
     write = plan_write(root, files, force=True)
-    return AdoptPlan(name, template.name, write, marks, tuple(notes))
+    return AdoptPlan(name, template.name, write, marks, tuple(notes), text, workflow)
 
 
 def _packed_today(root: Path, manifest: dict[str, Any]) -> list[str] | None:

@@ -12,6 +12,7 @@ from typing import Any
 from neuralis_build import __version__
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.npmname import tarball_stem
+from neuralis_build.scaffold.monorepo import RootWorkflow, own_files, plan_root_workflow, write_root_workflow
 from neuralis_build.scaffold.names import Names, bare_name, check_name, title_case
 from neuralis_build.scaffold.render import PlannedFile, render_template, scaffold_record
 from neuralis_build.scaffold.templates import Template, get_template
@@ -32,6 +33,8 @@ class Request:
     description: str | None = None
     force: bool = False
     templates_root: Path | None = None
+    root_workflow: bool = True
+    """Inside an npm workspaces root: write (or extend) the root's workflow."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class Plan:
     description: str
     write: WritePlan
     warnings: tuple[str, ...]
+    workspaces_root: Path | None = None
+    """The npm workspaces root the package is made in (it then has no workflow of its own)."""
+    root_workflow: RootWorkflow | None = None
 
     @property
     def target(self) -> Path:
@@ -98,17 +104,19 @@ def context(
     *,
     toolchain_version: str = __version__,
     react_major: int | None = None,
+    version: str = INITIAL_VERSION,
 ) -> dict[str, Any]:
     """The values a template may use (StrictUndefined makes any other name an error).
 
     ``toolchain_version`` and ``react_major`` are what the toolchain puts in; `neuralis update` passes
-    an earlier version's values to render the template as that version did.
+    an earlier version's values to render the template as that version did. ``version`` is the
+    package's: the first one for `neuralis new`, package.json's for `neuralis init` and `update`.
     """
     return {
         **{k: getattr(names, k) for k in names.__dataclass_fields__},
         "description": description,
-        "version": INITIAL_VERSION,
-        "tarball": tarball_stem(names.name, INITIAL_VERSION) + ".tgz",
+        "version": version,
+        "tarball": tarball_stem(names.name, version) + ".tgz",
         "template": template.name,
         "trust": template.trust,
         "toolchain_version": toolchain_version,
@@ -140,7 +148,16 @@ def plan(request: Request) -> Plan:
     names = Names.derive(request.name, package_id)
     files = render_package(template, {"name": names.name, "id": names.id, "description": description})
     target = request.directory if request.directory is not None else default_directory(request.name)
-    return Plan(template, names, description, plan_write(target, files, force=request.force), tuple(warnings))
+    from neuralis_build.workspaces import enclosing_workspaces_root
+
+    root = enclosing_workspaces_root(target)
+    workflow = None
+    if root is not None:
+        files = own_files(files)  # GitHub never runs a workflow below the repository root
+        if request.root_workflow:
+            workflow = plan_root_workflow(root, target, template.trust, request.templates_root)
+    write = plan_write(target, files, force=request.force)
+    return Plan(template, names, description, write, tuple(warnings), root, workflow)
 
 
 def render_package(
@@ -150,18 +167,29 @@ def render_package(
     toolchain_version: str = __version__,
     react_major: int | None = None,
 ) -> list[PlannedFile]:
-    """Every file a scaffold writes for these answers (name, id, description), the record included, by path."""
+    """Every file a scaffold writes for these answers (name, id, description, and the package's version when it
+    is not the first one), the record included, by path."""
     major = default_host_profile().react_major if react_major is None else react_major
     names = Names.derive(answers["name"], answers["id"])
-    values = context(template, names, answers["description"], toolchain_version=toolchain_version, react_major=major)
+    version = answers.get("version", INITIAL_VERSION)
+    values = context(
+        template,
+        names,
+        answers["description"],
+        toolchain_version=toolchain_version,
+        react_major=major,
+        version=version,
+    )
     files = render_template(template, values)
     record = scaffold_record(template, toolchain_version, answers, react_major=major)
     return sorted([*files, record], key=lambda f: f.path)
 
 
 def create(plan: Plan) -> None:
-    """Write a planned scaffold atomically."""
+    """Write a planned scaffold atomically, then the workspaces root's workflow when it gets one or a line."""
     write_plan(plan.write)
+    if plan.root_workflow is not None:
+        write_root_workflow(plan.root_workflow)
 
 
 def tree_lines(root_label: str, paths: Sequence[str], marks: dict[str, str] | None = None) -> list[str]:

@@ -52,6 +52,8 @@ class UpdatePlan:
     old: str
     new: str
     changes: tuple[Change, ...]
+    followed: tuple[str, ...] = ()
+    """What the new render takes from package.json that the record did not have (a new name, a new version)."""
 
     @property
     def conflicts(self) -> list[Change]:
@@ -69,6 +71,7 @@ class Record:
     template: str
     version: str
     answers: dict[str, str]
+    """name, id and description; and the package's version when it was rendered with another than the first."""
     react_major: int | None
 
 
@@ -98,12 +101,41 @@ def read_record(root: Path) -> Record:
             hint=f"restore {RECORD} from version control",
         )
     major = data.get("reactMajor")
+    kept = {k: answers[k] for k in ("name", "id", "description")}  # type: ignore[index]
+    if isinstance(answers.get("version"), str):  # type: ignore[union-attr]
+        kept["version"] = answers["version"]  # type: ignore[index]
     return Record(
         data["template"],
         data["toolchainVersion"],
-        {k: answers[k] for k in ("name", "id", "description")},  # type: ignore[index]
+        kept,
         major if isinstance(major, int) and not isinstance(major, bool) else None,
     )
+
+
+def current_answers(root: Path, record: Record) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The record's answers with package.json's name and version as they are now, and what changed.
+
+    A package renamed or bumped since it was scaffolded gets its README, workflow and manifest title
+    rendered with the name it has; the id (and every name derived from it: files, tools, widget types)
+    stays the recorded one, so no file moves and no id the host has stored changes under the author.
+    """
+    from neuralis_build.npmname import name_problems
+    from neuralis_build.scaffold.create import INITIAL_VERSION
+    from neuralis_build.ui.resolve import read_manifest
+
+    manifest = read_manifest(root) or {}
+    answers = dict(record.answers)
+    followed = []
+    name = manifest.get("name")
+    if isinstance(name, str) and name != answers["name"] and not name_problems(name):
+        followed.append(f'the name "{answers["name"]}" is now "{name}"')
+        answers["name"] = name
+    version = manifest.get("version")
+    was = answers.get("version", INITIAL_VERSION)
+    if isinstance(version, str) and version.strip() and version != was:
+        followed.append(f"the version {was} is now {version}")
+        answers["version"] = version
+    return answers, tuple(followed)
 
 
 def dirty_files(root: Path) -> list[str] | None:
@@ -135,10 +167,11 @@ def plan_update(root: Path, *, templates_root: Path | None = None) -> UpdatePlan
         toolchain_version=record.version,
         react_major=record.react_major if record.react_major is not None else old_set.react_major,
     )
-    new_files = render_package(get_template(record.template, new_set.root), record.answers)
+    answers, followed = current_answers(root, record)
+    new_files = render_package(get_template(record.template, new_set.root), answers)
     labels = ("yours", f"template {record.version}", f"template {__version__}")
     changes = _changes(root, _by_path(base_files), _by_path(new_files), labels)
-    return UpdatePlan(root, record.answers["name"], record.template, record.version, __version__, changes)
+    return UpdatePlan(root, answers["name"], record.template, record.version, __version__, changes, followed)
 
 
 def _by_path(files: list[PlannedFile]) -> dict[str, bytes]:

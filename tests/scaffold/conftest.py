@@ -69,3 +69,11 @@ def workflow_steps(pkg: Path) -> list[tuple[str, str]]:
     return [
         (step.get("name", step["run"]), step["run"]) for step in workflow["jobs"]["package"]["steps"] if "run" in step
     ]
+
+
+def pack_step(trust: str) -> str:
+    """The generated workflow's pack step: pack, then hand the tarball's name (pack's last line) to the upload."""
+    return (
+        f'tarball="$(neuralis-build pack --trust {trust} --out packed | tail -n 1)"\n'
+        'echo "tarball=$tarball" >> "$GITHUB_OUTPUT"\n'
+    )

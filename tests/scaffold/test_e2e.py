@@ -19,7 +19,7 @@ from neuralis_build import __version__
 from neuralis_build.scaffold.templates import get_template
 
 from ..conftest import requires_node
-from .conftest import BIN, workflow_steps
+from .conftest import BIN, pack_step, workflow_steps
 
 pytestmark = [pytest.mark.e2e, requires_node]
 
@@ -36,8 +36,8 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(args: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=timeout)
+def _run(args: list[str], cwd: Path, timeout: int = 600, **env: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(args, cwd=cwd, env={**_env(), **env}, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, f"{shlex.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     return done
 
@@ -59,10 +59,12 @@ def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tm
     assert [command for _, command in steps[1:]] == [
         *spec.build,
         f"neuralis-build check --trust {spec.trust} --format github",
-        f"neuralis-build pack --trust {spec.trust} --out packed",
+        pack_step(spec.trust),
     ]
+    github_output = tmp_path / "github-output"
+    github_output.touch()
     for _, command in steps[1:]:
-        done = _run(["bash", "-eo", "pipefail", "-c", command], pkg)
+        done = _run(["bash", "-eo", "pipefail", "-c", command], pkg, GITHUB_OUTPUT=str(github_output))
         if "--format github" in command:
             assert "::error" not in done.stdout and "::warning" not in done.stdout, done.stdout
         if command == "npm run build" and (pkg / "src/types/neuralis-client.d.ts").is_file():
@@ -83,6 +85,8 @@ def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tm
 
     tarball = pkg / "packed" / f"e2e-{template}-0.1.0.tgz"
     assert sorted(p.name for p in tarball.parent.iterdir()) == [tarball.name]
+    # the step hands the artifact upload the name pack wrote, as npm names it
+    assert github_output.read_text() == f"tarball={tarball.name}\n"
 
     consumer = tmp_path / "consumer"
     consumer.mkdir()

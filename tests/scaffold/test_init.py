@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from neuralis_build import __version__
 from neuralis_build.scaffold.render import RECORD
 
 from .conftest import NewRunner, read_tree
@@ -48,7 +49,10 @@ def test_init_adds_the_block_and_keeps_every_field(tmp_path: Path, new: NewRunne
         "neuralis",
         "devDependencies",
         "peerDependencies",
+        "config",
     ]
+    # the toolchain pin the npm-script wrapper and the workflow install from
+    assert manifest["config"] == {"neuralisBuildInstall": f"neuralis-build=={__version__}"}
     assert {k: manifest[k] for k in ("name", "version", "description", "main", "dependencies")} == {
         "name": "legacy-lib",
         "version": "3.1.0",
