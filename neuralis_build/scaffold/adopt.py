@@ -17,7 +17,7 @@ from neuralis_build.errors import UsageError, UserError
 from neuralis_build.scaffold.merge import dump_json_like
 from neuralis_build.scaffold.monorepo import RootWorkflow, own_files, plan_root_workflow
 from neuralis_build.scaffold.render import RECORD, PlannedFile
-from neuralis_build.scaffold.wiring import LIFECYCLE, Wiring, plan_wiring, reaches_vite_build
+from neuralis_build.scaffold.wiring import LIFECYCLE, Wiring, plan_wiring, reaches_vite_build, toolchain_outputs
 from neuralis_build.scaffold.writer import WritePlan, plan_write
 from neuralis_build.strictjson import parse
 
@@ -125,7 +125,7 @@ def adopt_manifest(
     if isinstance(files, list) and isinstance(wanted_files, list):
         merged["files"] = files + [f for f in wanted_files if f not in files]
     elif files is None and isinstance(wanted_files, list) and wiring.outputs_only:
-        merged["files"] = list(wanted_files)
+        merged["files"] = toolchain_outputs(wanted_files, template)
     elif files is None and isinstance(wanted_files, list) and packed is not None:
         tops = sorted({p.split("/", 1)[0] for p in packed} - {"package.json"})
         merged["files"] = [*wanted_files, *(t for t in tops if t not in wanted_files)]

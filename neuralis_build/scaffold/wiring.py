@@ -7,9 +7,10 @@ start Vite instead of the dev page, ``prepack`` would run ``vite build``, which 
 UI module with it) before npm packs, and the tarball would carry ``src/``, ``public/`` and
 ``index.html``, none of which the host loads. So for a Vite app: Vite's scripts that the template
 also defines move to ``vite:<name>``, the template's take their names; ``typecheck`` runs ``tsc -b``
-(what Vite's own build runs) when tsconfig.json is solution-style; ``files`` holds only the template's
-outputs. Whatever the package is, a lifecycle script the template would add that ends up running
-``vite build`` is left out.
+(what Vite's own build runs) when tsconfig.json is solution-style; ``files`` holds only the folders the
+toolchain writes (``dist/app``, not ``dist``, where ``vite build`` writes the app's own build).
+Whatever the package is, a lifecycle script the template would add that ends up running ``vite build``
+is left out.
 """
 
 from __future__ import annotations
@@ -123,14 +124,30 @@ def plan_wiring(root: Path, manifest: Mapping[str, Any], template: Mapping[str, 
             "run npm run build:ui after it, or point build.outDir in the Vite config elsewhere"
         )
     notes.append(
-        "files lists only the template's outputs: the host loads dist/app/, so the app's sources, index.html "
-        "and public/ stay out of the tarball"
+        "files lists only what the toolchain builds: the host loads dist/app/, so the app's sources, index.html, "
+        "public/ and Vite's own build in dist/ stay out of the tarball"
     )
     notes.append(
         "src/app/host.tsx is the UI module's entry: render your components from its widget "
         "(index.html and your Vite entry stay for vite:dev)"
     )
     return Wiring(renames, scripts, True, tuple(notes))
+
+
+def toolchain_outputs(files: list[Any], template: Mapping[str, Any]) -> list[Any]:
+    """The template's ``files`` for a Vite app, whose dist/ also holds Vite's own build (index.html, assets/):
+    ``dist`` narrows to the folders the toolchain writes there (dist/app/ for the UI module, dist/src/events/
+    for events)."""
+    block = template.get("neuralis")
+    block = block if isinstance(block, dict) else {}
+    app = block.get("app")
+    dist = ["dist/app"] if isinstance(app, dict) and isinstance(app.get("module"), dict) else []
+    if block.get("events"):
+        dist.append("dist/src/events")
+    narrowed: list[Any] = []
+    for entry in files:
+        narrowed += dist if entry in ("dist", "dist/") and dist else [entry]
+    return narrowed
 
 
 def reaches_vite_build(scripts: Mapping[str, Any], name: str, _seen: frozenset[str] = frozenset()) -> bool:
