@@ -59,8 +59,7 @@ def _main(
     short_help="Validate packages at a trust tier.",
     epilog=common.examples(
         "neuralis-build check --trust untrusted",
-        "neuralis-build check packages/* --trust first-party --format github",
-        "neuralis-build check --workspaces --trust first-party",
+        "neuralis-build check --workspaces --trust first-party --format github",
     ),
 )
 def check(
@@ -69,7 +68,7 @@ def check(
         typer.Argument(
             metavar="[PATH]...",
             show_default=False,
-            help="Package folders (default: the nearest folder up with a package.json, as npm finds it).",
+            help="Package folders (default: the nearest folder up with a package.json).",
         ),
     ] = None,
     trust: Annotated[common.TrustOption, common.trust_option()] = ...,  # type: ignore[assignment]
@@ -92,7 +91,7 @@ def check(
     elements: list[Any] = []
     annotations: list[str] = []
     failed = 0
-    for path in targets.package_folders(paths, workspace, workspaces, common.stderr()):
+    for path in targets.package_folders(paths, workspace, workspaces, common.stderr):
         try:
             targets.refuse_workspaces_root(path, "check")
             result = check_path(path, trust.value, profile)

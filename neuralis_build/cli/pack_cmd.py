@@ -139,8 +139,7 @@ def register(app: typer.Typer) -> None:
         short_help="Write the tarball npm pack would write.",
         epilog=common.examples(
             "neuralis-build pack --trust first-party",
-            "neuralis-build pack packages/* --trust untrusted --out dist/ --format json",
-            "neuralis-build pack --workspace @acme/reports --trust first-party",
+            "neuralis-build pack --workspace @acme/reports --trust first-party --out dist/ --format json",
         ),
     )
     def pack(
@@ -149,7 +148,7 @@ def register(app: typer.Typer) -> None:
             typer.Argument(
                 metavar="[PATH]...",
                 show_default=False,
-                help="Package folders (default: the nearest folder up with a package.json, as npm finds it).",
+                help="Package folders (default: the nearest folder up with a package.json).",
             ),
         ] = None,
         out: Annotated[
@@ -178,7 +177,7 @@ def register(app: typer.Typer) -> None:
         profile = load_host_profile(host)
         elements: list[Any] = []
         worst = 0
-        for path in targets.package_folders(paths, workspace, workspaces, common.stderr()):
+        for path in targets.package_folders(paths, workspace, workspaces, common.stderr):
             element, code = _pack_one(path, out, dry_run, fmt, trust.value, profile)
             elements.append(element)
             worst = max(worst, code)

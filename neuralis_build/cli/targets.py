@@ -40,10 +40,11 @@ def package_folders(
     paths: list[Path] | None,
     selectors: list[str] | None,
     every: bool,
-    console: Console,
+    console: Callable[[], Console],
     wanted: tuple[str, Callable[[Path], bool]] | None = None,
 ) -> list[Path]:
     """The folders to work on, in order; members npm selects are shown relative to the working folder.
+    ``console`` makes the console notes go to (only when there is one: rich stays unloaded otherwise).
 
     Under ``--workspaces`` a member without a ``neuralis`` key is not a Neuralis package: it is left out
     with a note (as ``npm run --if-present`` leaves out a member without the script), and so is one that
@@ -71,7 +72,9 @@ def package_folders(
     from neuralis_build.cli.common import markup
 
     for lacking, labels in skipped.items():
-        console.print(f"[dim]note: left out {len(labels)} member(s) without {lacking}: {markup(', '.join(labels))}[/]")
+        console().print(
+            f"[dim]note: left out {len(labels)} member(s) without {lacking}: {markup(', '.join(labels))}[/]"
+        )
     if not folders:
         from neuralis_build.errors import UsageError
 

@@ -21,9 +21,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command(
         short_help="Bundle the UI module with esbuild.",
-        epilog=common.examples(
-            "neuralis-build ui", "neuralis-build ui packages/reports --watch", "neuralis-build ui --workspaces"
-        ),
+        epilog=common.examples("neuralis-build ui --watch", "neuralis-build ui --workspaces"),
     )
     def ui(
         path: Annotated[
@@ -59,7 +57,7 @@ def register(app: typer.Typer) -> None:
             [path] if path is not None else None,
             workspace,
             workspaces,
-            common.stderr(),
+            common.stderr,
             ("a UI module, events or routes to build", lambda folder: _builds_something(folder, entry)),
         )
         if watch_:

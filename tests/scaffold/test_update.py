@@ -4,11 +4,13 @@ survive, a conflicting edit is reported and never silently overwritten, and noth
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from neuralis_build import __version__
 from neuralis_build.scaffold.create import Request, create, plan, render_package
@@ -17,7 +19,7 @@ from neuralis_build.scaffold.render import RECORD
 from neuralis_build.scaffold.templates import get_template, list_templates, templates_root
 from neuralis_build.scaffold.update import apply_update, plan_update
 
-from .conftest import NewRunner, read_tree
+from .conftest import BIN, NewRunner, pack_step, read_tree
 
 OLD = "0.0.9"
 
@@ -237,3 +239,51 @@ def test_a_package_without_a_record_is_pointed_at_init(tmp_path: Path, new: NewR
     assert run.code == 2
     assert "has no .neuralis-scaffold.json: it was not made by neuralis new" in run.err
     assert "neuralis init" in run.err
+
+
+def test_a_rename_and_a_version_bump_flow_into_what_the_template_made(tmp_path: Path, new: NewRunner) -> None:
+    """After the author renames the package and bumps its version, update brings README and workflow to the
+    new name (the id and the names derived from it stay); the workflow's pack step names the tarball as npm does
+    from package.json at run time."""
+    assert new("new", "@acme/board", "--template", "minimal", "--no-input").code == 0
+    pkg = tmp_path / "board"
+    git(pkg, "init", "-q")
+    git(pkg, "add", "-A")
+    git(pkg, "commit", "-qm", "scaffold")
+    edit(pkg / "package.json", '"name": "@acme/board"', '"name": "@acme/chart"')
+    edit(pkg / "package.json", '"version": "0.1.0"', '"version": "1.2.0"')
+    git(pkg, "commit", "-qam", "rename and bump")
+
+    dry = new("update", "--dry-run", str(pkg))
+    assert dry.code == 0, dry.err
+    assert 'the name "@acme/board" is now "@acme/chart"; the version 0.1.0 is now 1.2.0' in dry.out
+    assert "up to date" not in dry.out
+    run = new("update", str(pkg))
+    assert run.code == 0, run.err
+    readme = (pkg / "README.md").read_text()
+    assert "acme-chart-1.2.0.tgz" in readme and "acme-board-0.1.0.tgz" not in readme
+    assert "@acme/chart" in (pkg / ".github/workflows/package.yml").read_text()
+    manifest = json.loads((pkg / "package.json").read_text())
+    assert (manifest["name"], manifest["version"], manifest["neuralis"]["id"]) == (
+        "@acme/chart",
+        "1.2.0",
+        "@acme/board",
+    )
+    answers = json.loads((pkg / RECORD).read_text())["answers"]
+    assert (answers["name"], answers["version"], answers["id"]) == ("@acme/chart", "1.2.0", "@acme/board")
+    git(pkg, "commit", "-qam", "update")
+    assert "is up to date" in new("update", str(pkg)).out
+
+    # the workflow's pack step, run as GitHub runs it: the name comes from package.json, whatever it is now
+    steps = yaml.safe_load((pkg / ".github/workflows/package.yml").read_text())["jobs"]["package"]["steps"]
+    (pack,) = [s for s in steps if s.get("id") == "pack"]
+    assert pack["run"] == pack_step("untrusted") and pack["shell"] == "bash"
+    upload = steps[-1]["with"]
+    assert upload == {"name": "${{ steps.pack.outputs.tarball }}", "path": "packed/${{ steps.pack.outputs.tarball }}"}
+    output = tmp_path / "github-output"
+    output.touch()
+    env = {**os.environ, "GITHUB_OUTPUT": str(output), "PATH": f"{BIN}:/usr/bin:/bin"}
+    done = subprocess.run(["bash", "-eo", "pipefail", "-c", pack["run"]], cwd=pkg, env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert output.read_text() == "tarball=acme-chart-1.2.0.tgz\n"
+    assert (pkg / "packed/acme-chart-1.2.0.tgz").is_file()
