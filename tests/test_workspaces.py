@@ -99,6 +99,34 @@ def test_the_root_workflow_gets_one_line_per_package(tmp_path: Path) -> None:
     assert plan_root_workflow(tmp_path, tmp_path / "packages/x", "trusted").action == "yours"
 
 
+def _neuralis(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "npm_config_update_notifier": "false"}
+    return subprocess.run([str(BIN / "neuralis"), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_new_with_no_root_workflow_writes_nothing_at_the_root(tmp_path: Path) -> None:
+    build_file_tree(tmp_path, {"package.json": ROOT})
+    done = _neuralis("new", "@acme/a", "--dir", "packages/a", "--no-input", "--no-root-workflow", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "No root workflow written (--no-root-workflow)" in done.stdout
+    assert not (tmp_path / ".github").exists() and not (tmp_path / "packages/a/.github").exists()
+
+
+def test_init_in_a_member_adds_its_line_to_the_root_workflow(tmp_path: Path) -> None:
+    build_file_tree(tmp_path, {"package.json": ROOT})
+    assert _neuralis("new", "@acme/a", "--dir", "packages/a", "--no-input", cwd=tmp_path).returncode == 0
+    build_file_tree(tmp_path / "packages/b", {"package.json": {"name": "@acme/b", "version": "1.0.0"}})
+    done = _neuralis("init", "--template", "tools", cwd=tmp_path / "packages/b")
+    assert done.returncode == 0, done.stderr
+    assert "Adds the package to the npm workspaces root's" in done.stdout
+    assert not (tmp_path / "packages/b/.github").exists()
+    matrix = yaml.safe_load((tmp_path / ROOT_WORKFLOW).read_text())["jobs"]["package"]["strategy"]["matrix"]
+    assert matrix["include"] == [
+        {"folder": "packages/a", "trust": "untrusted"},
+        {"folder": "packages/b", "trust": "untrusted"},
+    ]
+
+
 # ----------------------------------------------------------------------------------------------------- end to end
 
 
