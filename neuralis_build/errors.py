@@ -49,3 +49,15 @@ class SubprocessError(UsageError):
         super().__init__(message, hint=hint)
         self.command = list(command)
         self.output = output
+
+
+class ScriptError(DiagnosedError):
+    """A script of the package (a lifecycle script pack runs) failed: the package's own code, so exit 1.
+
+    Carries the command and the end of its output like a SubprocessError, for ``--format json``.
+    """
+
+    def __init__(self, message: str, diagnostics: Sequence[Diagnostic], *, command: Sequence[str], output: str) -> None:
+        super().__init__(message, diagnostics)
+        self.command = list(command)
+        self.output = output

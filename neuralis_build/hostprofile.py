@@ -25,6 +25,13 @@ class HostProfile:
     platform_config_keys: tuple[str, ...] = ()
     source: str = "<default>"
 
+    @property
+    def provided_packages(self) -> frozenset[str]:
+        """The npm packages whose modules the host provides (``react`` for ``react/jsx-runtime``)."""
+        return frozenset(
+            "/".join(m.split("/")[:2]) if m.startswith("@") else m.split("/")[0] for m in self.shared_modules
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "hostApiVersion": self.host_api_version,

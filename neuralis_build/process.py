@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,6 +111,82 @@ def run(
     return Completed(tuple(argv), proc.returncode, out, err)
 
 
+@dataclass(frozen=True, slots=True)
+class Streamed:
+    """A program whose output was handed on as it came: the command, its exit code and the end of its output."""
+
+    command: tuple[str, ...]
+    returncode: int  # negative: ended by that signal
+    tail: str  # the last TAIL characters it printed (stdout and stderr as they interleaved)
+
+
+TAIL = 4000
+
+
+def stream(
+    command: Sequence[str | Path],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    on_output: Callable[[str], None],
+) -> Streamed:
+    """Run ``command`` to its end with no timeout, handing its output (stdout and stderr merged) to ``on_output``.
+
+    For the author's own long steps (a lifecycle script that builds): npm sets them no time limit either.
+    The program runs in its own process group, so Ctrl-C (or any error here) stops what it started too.
+    It ends when the program exits: a daemon it left behind that still holds the pipe is not waited for.
+    """
+    import codecs
+    import selectors
+
+    argv = [str(part) for part in command]
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=hasattr(os, "killpg"),
+        )
+    except OSError as exc:
+        raise ToolMissingError(
+            f"cannot run {argv[0]}: {exc.strerror or exc}", hint="check that it is installed and executable"
+        ) from None
+    assert proc.stdout is not None
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    tail = ""
+
+    def take(data: bytes, final: bool = False) -> None:
+        nonlocal tail
+        text = decoder.decode(data, final)
+        if text:
+            on_output(text)
+            tail = (tail + text)[-TAIL:]
+
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(proc.stdout, selectors.EVENT_READ)
+            while True:
+                ready = selector.select(timeout=0.2)
+                if ready:
+                    data = os.read(proc.stdout.fileno(), 65536)
+                    if not data:
+                        break
+                    take(data)
+                elif proc.poll() is not None:
+                    break  # exited, and whatever still holds the pipe is silent: do not wait for it
+        take(b"", final=True)
+        returncode = proc.wait()
+    except BaseException:  # Ctrl-C, or a listener that failed: never leave the program running
+        _stop(proc)
+        raise
+    finally:
+        proc.stdout.close()
+    return Streamed(tuple(argv), returncode, tail)
+
+
 def _stop(proc: subprocess.Popen[bytes]) -> str:
     """Kill the program and its process group; what it printed before, as far as it can still be read."""
     try:
@@ -128,7 +204,6 @@ def _stop(proc: subprocess.Popen[bytes]) -> str:
 
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any, TypeVar
 
     T = TypeVar("T")

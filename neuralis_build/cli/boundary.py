@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from neuralis_build.errors import DiagnosedError, NeuralisError, SubprocessError, ToolMissingError
+from neuralis_build.errors import DiagnosedError, NeuralisError, ScriptError, SubprocessError, ToolMissingError
 
 if TYPE_CHECKING:
     from typing import Any, Literal, TypedDict
@@ -114,7 +114,7 @@ def kind_of(exc: BaseException) -> ErrorKind:
 def error_json(exc: BaseException) -> ErrorJSON:
     """An error as JSON: the same members whatever raised it."""
     diagnostics = [d.to_json() for d in exc.diagnostics] if isinstance(exc, DiagnosedError) else []
-    subprocess_error = exc if isinstance(exc, SubprocessError) else None
+    subprocess_error = exc if isinstance(exc, SubprocessError | ScriptError) else None  # what ran, what it said
     return {
         "kind": kind_of(exc),
         "exitCode": exit_code(exc),

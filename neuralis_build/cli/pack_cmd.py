@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from neuralis_build.hostprofile import HostProfile
+    from neuralis_build.pack.lifecycle import ScriptContext
     from neuralis_build.pack.tarball import PackResult
+    from neuralis_build.package import Package
     from neuralis_build.trust import Trust
 
 
@@ -132,6 +134,27 @@ def _details(console: Console, result: PackResult, written: Path | None, trust: 
         console.print(f"[dim]{key:<14}[/] {escape(value)}")
 
 
+def _scripts(package: Package, ignore_scripts: bool, dry_run: bool) -> ScriptContext | None:
+    """The context to run the package's lifecycle scripts in, or None when none is to run.
+
+    A script's output goes to stderr, whatever the format: stdout carries only the file name or the
+    JSON (npm prints it to stdout, where it breaks ``npm pack --json``).
+    """
+    import sys
+
+    from neuralis_build.pack import lifecycle
+
+    def to_stderr(text: str) -> None:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+    if ignore_scripts or not lifecycle.lifecycle_scripts(package.manifest):
+        return None
+    if lifecycle.ignored_by_npm(package.root):
+        return None
+    return lifecycle.ScriptContext(to_stderr, Path.cwd(), dry_run)
+
+
 def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
@@ -155,7 +178,18 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--out", metavar="DIR", help="Where to write the .tgz files (default: the current folder)."),
         ] = None,
-        dry_run: Annotated[bool, typer.Option("--dry-run", help="List and check; write nothing.")] = False,
+        dry_run: Annotated[
+            bool,
+            typer.Option(
+                "--dry-run", help="List and check; write nothing (the lifecycle scripts still run, as npm runs them)."
+            ),
+        ] = False,
+        ignore_scripts: Annotated[
+            bool,
+            typer.Option(
+                "--ignore-scripts", help="Run no prepack, prepare or postpack script: pack the folder as it is."
+            ),
+        ] = False,
         format: Annotated[
             common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
         ] = common.Format.text,
@@ -170,7 +204,8 @@ def register(app: typer.Typer) -> None:
         workspace: Annotated[list[str] | None, targets.workspace_option("--workspace", "-w")] = None,
         workspaces: Annotated[bool, targets.workspaces_option()] = False,
     ) -> None:
-        """Write <name>-<version>.tgz exactly as npm pack would, after checking the package."""
+        """Run the lifecycle scripts npm pack runs, then write <name>-<version>.tgz exactly as npm pack would,
+        after checking the package."""
         from neuralis_build.hostprofile import load_host_profile
 
         fmt = common.Format.json if json_out else format
@@ -178,7 +213,7 @@ def register(app: typer.Typer) -> None:
         elements: list[Any] = []
         worst = 0
         for path in targets.package_folders(paths, workspace, workspaces, common.stderr):
-            element, code = _pack_one(path, out, dry_run, fmt, trust.value, profile)
+            element, code = _pack_one(path, out, dry_run, ignore_scripts, fmt, trust.value, profile)
             elements.append(element)
             worst = max(worst, code)
         if fmt is common.Format.json:
@@ -188,7 +223,13 @@ def register(app: typer.Typer) -> None:
 
 
 def _pack_one(
-    path: Path, out: Path | None, dry_run: bool, fmt: common.Format, trust: Trust, profile: HostProfile
+    path: Path,
+    out: Path | None,
+    dry_run: bool,
+    ignore_scripts: bool,
+    fmt: common.Format,
+    trust: Trust,
+    profile: HostProfile,
 ) -> tuple[Any, int]:
     """Pack one folder and report it in ``fmt``; the JSON element and the exit code (refusals are not raised)."""
     from neuralis_build import folderlock
@@ -196,6 +237,7 @@ def _pack_one(
     from neuralis_build.cli.render import annotation, diagnostic_annotations, explain_footer, print_diagnostics
     from neuralis_build.diagnostics import has_errors
     from neuralis_build.errors import DiagnosedError, NeuralisError
+    from neuralis_build.pack import lifecycle
     from neuralis_build.pack.refusals import prepare_pack, tarball_diagnostics
     from neuralis_build.pack.tarball import pack_package, write_tarball
     from neuralis_build.package import load_package
@@ -206,9 +248,14 @@ def _pack_one(
         targets.refuse_workspaces_root(path, "pack")
         package = load_package(path)
         root = package.root
+        scripts = _scripts(package, ignore_scripts, dry_run)
+        skipped = lifecycle.skipped_notes(package, ignore_scripts) if scripts is None else []
+        if scripts is not None:
+            before = package
+            package = lifecycle.before_pack(package, scripts)  # outside the lock: a script may run `ui`
         with folderlock.hold(root):  # another pack or ui of this folder waits: no half-written file is packed
             prep = prepare_pack(check_package(package, trust, profile))
-            diagnostics = prep.diagnostics
+            diagnostics = skipped + prep.diagnostics
             result = None
             if prep.ok:
                 result = pack_package(package, prep.files)
@@ -216,6 +263,8 @@ def _pack_one(
             if result is None or has_errors(diagnostics):
                 raise DiagnosedError(f"{package.name or package.root} was not packed (judged at {trust})", diagnostics)
             written = None if dry_run else write_tarball(result, out if out is not None else Path.cwd())
+        if scripts is not None:
+            lifecycle.after_pack(before, scripts, result.integrity, written)
     except NeuralisError as exc:  # a refusal (exit 1) or a folder that cannot be read (exit 2)
         boundary.show_error(exc)
         if fmt is common.Format.github:

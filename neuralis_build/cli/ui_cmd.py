@@ -30,7 +30,15 @@ def register(app: typer.Typer) -> None:
         ] = None,
         host: Annotated[Path | None, common.host_option()] = None,
         watch_: Annotated[bool, typer.Option("--watch", "-w", help="Rebuild on every change.")] = False,
-        minify: Annotated[bool, typer.Option("--minify", help="Minify host.js and host.css.")] = False,
+        minify: Annotated[
+            bool | None,
+            typer.Option(
+                "--minify/--no-minify",
+                show_default=False,
+                help="Minify host.js and host.css (the default, except with --watch); --no-minify to debug the "
+                "shipped build.",
+            ),
+        ] = None,
         sourcemap: Annotated[bool, typer.Option("--sourcemap", help="Write linked .map files beside them.")] = False,
         entry: Annotated[
             str | None,
@@ -102,7 +110,8 @@ def summary_lines(build: PackageBuild) -> list[str]:
 
     name = shown(build.package.name or build.package.root.name)
     mode = build.ui.mode if build.ui is not None else "production"
-    lines = [f"built {name} for {mode} in {build.seconds * 1000:.0f} ms"]
+    minified = " (minified)" if build.ui is not None and build.ui.minified else ""
+    lines = [f"built {name} for {mode}{minified} in {build.seconds * 1000:.0f} ms"]
     rows: list[tuple[str, str]] = []
     ui = build.ui
     if ui is not None:
@@ -166,6 +175,7 @@ def build_json(path: Path, build: PackageBuild) -> dict[str, Any]:
         "path": str(path),
         "package": build.package.name,
         "mode": ui.mode if ui is not None else "production",
+        "minified": ui.minified if ui is not None else False,
         "outputs": sorted(outputs, key=lambda o: str(o["path"])),
         "record": ui.record.to_json() if ui is not None else None,
         "exports": {out: list(names) for out, names in events.exports.items()} if events else {},
@@ -233,11 +243,13 @@ def watch(path: Path, options: BuildOptions) -> None:
 
 
 def options_for(
-    host: str | Path | None, minify: bool, sourcemap: bool, entry: str | None, *, watch: bool = False
+    host: str | Path | None, minify: bool | None, sourcemap: bool, entry: str | None, *, watch: bool = False
 ) -> BuildOptions:
-    """The build's options; the shipped build is for production, a --watch build for development."""
+    """The build's options: the shipped build is for production and minified (as Vite's is), a --watch build
+    for development and readable; ``minify`` (--minify/--no-minify) overrides either."""
     from neuralis_build.hostprofile import load_host_profile
     from neuralis_build.ui.run import BuildOptions
 
     mode: Mode = "development" if watch else "production"
-    return BuildOptions(load_host_profile(host), minify=minify, sourcemap=sourcemap, entry=entry, mode=mode)
+    minified = not watch if minify is None else minify
+    return BuildOptions(load_host_profile(host), minify=minified, sourcemap=sourcemap, entry=entry, mode=mode)

@@ -161,7 +161,7 @@ class DevSession:
         outputs: tuple[str, ...] = ()
         if wants_ui(package, None) or has_sources(package):
             try:
-                built = build_package(package, BuildOptions(self.options.host), self.esbuild)
+                built = build_package(package, BuildOptions(self.options.host, minify=False), self.esbuild)  # readable
             except UsageError:
                 raise  # esbuild vanished, the folder is gone: the session cannot go on
             except NeuralisError as exc:

@@ -8,12 +8,14 @@ from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections import (
     access,
     app,
+    buildmode,
     config,
     connectors,
     contributions,
     credentials,
     datalayout,
     events,
+    hostdeps,
     identity,
     outputs,
     provides,
@@ -41,6 +43,8 @@ SECTIONS: tuple[Section, ...] = (
     datalayout.SECTION,
     contributions.SECTION,
     outputs.SECTION,
+    buildmode.SECTION,  # after the outputs: a development build of a module that is there and fresh
+    hostdeps.SECTION,
 )
 
 

@@ -9,6 +9,7 @@ from neuralis_build.archivepath import NB1803, path_problem
 from neuralis_build.diagnostics import Diagnostic, code, has_errors
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.judged import JudgedPackage
+from neuralis_build.manifest.sections.buildmode import NB1617
 from neuralis_build.manifest.sections.outputs import NB1615
 from neuralis_build.pack.coverage import NB1706, declared_outputs, files_entry_diagnostics, output_diagnostics
 from neuralis_build.pack.exports import exports_diagnostics
@@ -20,12 +21,10 @@ from neuralis_build.printable import shown
 
 NB1709 = code("NB1709", "bundled-dependencies", "bundleDependencies are not packed by neuralis-build pack")
 NB1710 = code("NB1710", "workspaces-root", "a workspace root is not packed by neuralis-build pack")
-NB1711 = code("NB1711", "scripts-not-run", "pack does not run the lifecycle scripts npm pack would run")
 NB1712 = code(
     "NB1712", "decompression-ratio", "the tarball unpacks to over 1000 times its size; npm refuses to read it"
 )
 
-LIFECYCLE = ("prepack", "prepare", "postpack")
 MAX_RATIO = 1000
 
 
@@ -98,26 +97,6 @@ def shape_diagnostics(package: Package) -> list[Diagnostic]:
     return found
 
 
-def script_diagnostics(manifest: dict[str, Any]) -> list[Diagnostic]:
-    """npm pack runs prepack, prepare and postpack; pack packs the folder as it is and says what it skipped."""
-    scripts = manifest.get("scripts")
-    if not isinstance(scripts, dict):
-        return []
-    return [
-        Diagnostic(
-            "warning",
-            NB1711.id,
-            MANIFEST,
-            f"/scripts/{name}",
-            f'the "{name}" script was not run: neuralis-build pack packs the folder as it is (like npm pack '
-            "--ignore-scripts)",
-            f"run npm run {name} before packing if the tarball needs what it produces",
-        )
-        for name in LIFECYCLE
-        if isinstance(scripts.get(name), str)
-    ]
-
-
 def entry_path_diagnostics(files: list[str]) -> list[Diagnostic]:
     """A file whose path breaks the tarball path rule (NB1803) would make a tarball ``image`` refuses."""
     found = []
@@ -149,15 +128,15 @@ def pack_refusals(judged: JudgedPackage, files: list[str]) -> list[Diagnostic]:
     found += files_entry_diagnostics(package, files, outputs)
     found += [d for d in output_diagnostics(judged, files) if not (d.code == NB1706.id and d.pointer in reported)]
     found += exports_diagnostics(package.manifest, files)
-    found += script_diagnostics(package.manifest)
     return _in_file_order([package.locate(d) for d in found])
 
 
 def _as_pack_sees_it(d: Diagnostic) -> Diagnostic:
-    """check warns about a stale build; pack refuses it, since the tarball would ship the old build."""
-    if d.code != NB1615.id:
+    """check warns about a stale or a development build; pack refuses both, since the tarball would ship them."""
+    if d.code not in (NB1615.id, NB1617.id):
         return d
-    return replace(d, severity="error", hint=f"{d.hint}, then pack again (a prepack script that builds does it)")
+    again = "then pack again (a prepack script that builds does it: pack runs it first)"
+    return replace(d, severity="error", hint=f"{d.hint}, {again}")
 
 
 def _in_file_order(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -54,6 +54,7 @@ class UiBuildResult:
     mode: Mode = "production"
     staged: Path | None = None
     inputs: tuple[str, ...] = ()  # every file bundled, as esbuild's metafile names it (package-relative)
+    minified: bool = False
 
     @property
     def css(self) -> bool:
@@ -110,7 +111,7 @@ def build_ui(
     *,
     host: HostProfile,
     published: Mapping[str, str] | None = None,
-    minify: bool = False,
+    minify: bool = True,
     sourcemap: bool = False,
     entry: str | None = None,
     esbuild: EsbuildRunner | None = None,
@@ -119,6 +120,7 @@ def build_ui(
 ) -> UiBuildResult:
     """Bundle the package's UI module into dist/app/ and write dist/app/shared-imports.json.
 
+    A production build is minified unless ``minify`` is False (--no-minify, --watch, the dev page).
     ``published`` maps every module id other packages publish to the publishing package's name;
     ``None`` discovers them from the ``node_modules`` folders Node would search from the package.
     Refusals raise DiagnosedError; the previous dist/app/ then stays exactly as it was. With
@@ -276,7 +278,7 @@ class _Job:
             warnings.append(outputs_read_warning(self.styling.postcss, outputs_read))
             tools = [p for p in tools if p not in outputs_read]
         read = hash_inputs(self.package.root, [*built.meta.get("inputs", {}), *named, *tools])
-        (self.staged / BUILD_RECORD).write_text(render_build_record({"host.js": read}), encoding="utf-8")
+        (self.staged / BUILD_RECORD).write_text(render_build_record({"host.js": read}, self.mode), encoding="utf-8")
         folders.normalize_modes(self.staged)
         # the build record is the build's own bookkeeping, not an output of the module
         outputs = sorted(
@@ -286,7 +288,16 @@ class _Job:
         )
         inputs = tuple(sorted({*built.meta.get("inputs", {}), *tools}))
         return UiBuildResult(
-            self.package.root, self.entry, tuple(outputs), record, exports, warnings, self.mode, self.staged, inputs
+            self.package.root,
+            self.entry,
+            tuple(outputs),
+            record,
+            exports,
+            warnings,
+            self.mode,
+            self.staged,
+            inputs,
+            self.minify,
         )
 
     def _out(self, built: Built) -> Mapping[str, Any]:

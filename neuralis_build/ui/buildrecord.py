@@ -3,8 +3,9 @@
 ``neuralis-build ui`` writes ``build-inputs.json`` into each output folder it swaps in (dist/app/,
 dist/src/events/), inside the staged folder, so the record and the outputs it describes are replaced
 together or not at all. It maps each output file to the inputs esbuild's metafile says it read, with
-a BLAKE2b-256 digest of their bytes. An output is stale when one of its inputs changed, or is gone,
-since (stale.py reads the record back for `check` and `pack`; this module is what every build pays for).
+a BLAKE2b-256 digest of their bytes; the UI module's record also names the mode it was built in. An
+output is stale when one of its inputs changed, or is gone, since (stale.py reads the record back for
+`check` and `pack`; this module is what every build pays for).
 """
 
 from __future__ import annotations
@@ -55,10 +56,14 @@ def hash_inputs(root: Path, inputs: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def render(outputs: Mapping[str, Inputs]) -> str:
-    """The record's text: output file name (in its folder) → its inputs; the same build gives the same bytes."""
-    data = {
-        "digest": DIGEST,
-        "outputs": {name: dict(sorted(inputs.items())) for name, inputs in sorted(outputs.items())},
-    }
+def render(outputs: Mapping[str, Inputs], mode: str | None = None) -> str:
+    """The record's text: output file name (in its folder) → its inputs; the same build gives the same bytes.
+
+    ``mode`` is what the UI build defined NODE_ENV as ("production", or "development" under --watch):
+    check warns about a development build, and pack refuses to ship one.
+    """
+    data: dict[str, object] = {"digest": DIGEST}
+    if mode is not None:
+        data["mode"] = mode
+    data["outputs"] = {name: dict(sorted(inputs.items())) for name, inputs in sorted(outputs.items())}
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -27,7 +27,7 @@ class BuildOptions:
     """The knobs of one build, shared by a single run and every rebuild of --watch."""
 
     host: HostProfile
-    minify: bool = False
+    minify: bool = True  # a production build is minified; --watch and dev say False
     sourcemap: bool = False
     entry: str | None = None
     published: Mapping[str, str] | None = None

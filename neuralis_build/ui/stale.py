@@ -100,3 +100,17 @@ def read_state(root: Path, outputs: Iterable[str]) -> BuildState:
             if found is not None:
                 stale.append(found)
     return BuildState(tuple(read), tuple(stale), tuple(unreadable))
+
+
+def built_mode(root: Path, output: str) -> str | None:
+    """The mode the record beside ``output`` says built it ("production", "development"); None when not known.
+
+    A build without a record, or with one written before records named the mode, is not judged.
+    """
+    folder, _, _ = output.rpartition("/")
+    try:
+        data = parse(read_regular(root / folder / RECORD).decode("utf-8"))
+    except (OSError, ValueError):
+        return None  # a missing record says nothing; an unreadable one is named by NB1616
+    mode = data.get("mode") if isinstance(data, dict) else None
+    return mode if isinstance(mode, str) else None

@@ -40,9 +40,11 @@ def make_pkg(tmp_path: Path) -> Callable[..., Path]:
 
 @pytest.fixture
 def build(esbuild: Esbuild) -> Callable[..., UiBuildResult]:
-    """Run the library build on a folder with the real esbuild."""
+    """Run the library build on a folder with the real esbuild; unminified unless asked (``minify=True``), since
+    most tests read the bundle's text (the library's own default, minified, is pinned in test_build.py)."""
 
     def run(root: Path, host: HostProfile | None = None, **kw: Any) -> UiBuildResult:
+        kw.setdefault("minify", False)
         return build_ui(load_package(root), host=host or default_host_profile(), esbuild=esbuild, **kw)
 
     return run

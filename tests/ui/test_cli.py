@@ -33,15 +33,22 @@ def test_ui_prints_what_it_wrote(examples):
     done = run("ui", cwd=reports)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert re.fullmatch(r"built @acme/reports for production in \d+ ms", lines[0])
+    assert re.fullmatch(r"built @acme/reports for production \(minified\) in \d+ ms", lines[0])
     assert lines[1:] == [
-        "  dist/app/host.css             0.3 kB",
-        "  dist/app/host.js              2.2 kB",
+        "  dist/app/host.css             0.2 kB",
+        "  dist/app/host.js              1.3 kB",
         "  dist/app/shared-imports.json  host API 1, React 19; reads @acme/charts/app/charts, @neuralis/client, "
         "react, react/jsx-runtime",
         "  dist/src/events/report.js     exports bridge, subject, visible",
     ]
     assert done.stderr == ""
+    # --no-minify: the same build, readable (for debugging what ships)
+    done = run("ui", "--no-minify", cwd=reports)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert re.fullmatch(r"built @acme/reports for production in \d+ ms", lines[0])
+    assert lines[1:3] == ["  dist/app/host.css             0.3 kB", "  dist/app/host.js              2.2 kB"]
+    assert "\n  " in (reports / "dist/app/host.js").read_text()
 
 
 def test_a_refusal_exits_1_with_located_diagnostics(make_pkg):
