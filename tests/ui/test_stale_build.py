@@ -44,7 +44,8 @@ def test_an_edited_source_makes_the_module_stale_until_the_next_build(make_pkg, 
     (refusal,) = [d for d in element["error"]["diagnostics"] if d["code"] == "NB1615"]
     assert (refusal["severity"], refusal["pointer"]) == ("error", "/neuralis/app/module/entry")
     assert refusal["hint"] == (
-        "build it: neuralis-build ui (npm run build:ui), then pack again (a prepack script that builds does it)"
+        "build it: neuralis-build ui (npm run build:ui), then pack again (a prepack script that builds does it: pack "
+        "runs it first)"
     )
     build(root)
     assert stale(root) == []

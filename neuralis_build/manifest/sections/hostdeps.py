@@ -27,7 +27,8 @@ INSTALLED = ("dependencies", "optionalDependencies")
 def host_packages_in_dependencies(block: dict[str, Any], c: Checker) -> None:
     """react, react-dom (any package the host profile provides) in dependencies of a package with app.module."""
     package = c.package
-    if package is None or module_of(block) is None or not c.usable("/neuralis/app/module"):
+    # dropped below first-party: no UI module there (an invalid one is still meant as one)
+    if package is None or module_of(block) is None or c.is_dropped("/neuralis/app/module"):
         return
     host = c.host or default_host_profile()
     provided = host.provided_packages
