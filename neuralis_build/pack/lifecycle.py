@@ -118,14 +118,13 @@ class ScriptContext:
     on_output: Callable[[str], None]
     init_cwd: Path
     dry_run: bool = False
-    base_env: Mapping[str, str] | None = None  # None: this process's environment
 
 
 def script_env(
     package: Package, event: str, script: str, context: ScriptContext, extra: Mapping[str, str] = {}
 ) -> dict[str, str]:
     """The environment of one lifecycle script, in run-script's order: ours, then the event's, then the package's."""
-    env = dict(os.environ if context.base_env is None else context.base_env)
+    env = dict(os.environ)
     env.update(_tool_paths(env.get("PATH")))
     env["npm_command"] = "pack"
     env["INIT_CWD"] = str(context.init_cwd)

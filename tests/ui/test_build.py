@@ -32,6 +32,7 @@ def test_builds_host_js_and_record(make_pkg, build):
     digest = hashlib.blake2b(HOST_TSX.encode(), digest_size=32).hexdigest()
     assert read_json(root / "dist/app/build-inputs.json") == {
         "digest": "blake2b-256",
+        "mode": "production",
         "outputs": {"host.js": {"src/app/host.tsx": digest}},
     }
     assert result.exports == ("Hello", "installAcmeWidgetsHostComponents")
