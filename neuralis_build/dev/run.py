@@ -11,16 +11,17 @@ from typing import TYPE_CHECKING
 
 from neuralis_build.dev.guard import Keys
 from neuralis_build.dev.server import DevApp, bind_servers, start_servers
-from neuralis_build.dev.session import DevOptions, DevSession
+from neuralis_build.dev.session import PAGE_MODE, DevOptions, DevSession
 from neuralis_build.dev.state import BuildReport, DevState
 from neuralis_build.errors import UsageError
 from neuralis_build.hostpage.react import find_react
 from neuralis_build.hostpage.vendor import build_shared_modules
 from neuralis_build.ui.esbuild import find_esbuild
-from neuralis_build.ui.watch import changes_under
+from neuralis_build.ui.watch import watch_changes
 
 if TYPE_CHECKING:
     from neuralis_build.ui.esbuild import EsbuildRunner
+    from neuralis_build.ui.watchset import WatchSet
 
 
 def run_dev(
@@ -51,7 +52,7 @@ def run_dev(
     session = DevSession(options, state, runner)
     with tempfile.TemporaryDirectory(prefix="neuralis-dev-") as tmp:
         react = find_react(root, options.host, options.trust)
-        shared = build_shared_modules(Path(tmp) / "vendor", react, mode="development", esbuild=runner)
+        shared = build_shared_modules(Path(tmp) / "vendor", react, mode=PAGE_MODE, esbuild=runner)
         on_report(session.refresh())
         try:
             servers = bind_servers(options.port)
@@ -66,7 +67,11 @@ def run_dev(
         start_servers(servers, app)
         try:
             ready = functools.partial(on_ready, servers.url)  # the page is announced once the watcher is live
-            for changed in changes_under(root, on_ready=ready, stop_event=stop_event, debounce_ms=debounce_ms):
+
+            def watching() -> WatchSet:
+                return session.watching  # what the latest refresh read
+
+            for changed in watch_changes(watching, on_ready=ready, stop_event=stop_event, debounce_ms=debounce_ms):
                 on_report(session.refresh(changed))
         finally:
             state.stop()

@@ -17,7 +17,7 @@ from neuralis_build.check import check_package
 from neuralis_build.dev.state import BuildReport, DevState
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError, NeuralisError, UsageError
-from neuralis_build.hostpage.model import PagePackage, judge_packages
+from neuralis_build.hostpage.model import MODULE_TREE, PagePackage, judge_packages
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.package import Package, load_package
@@ -25,9 +25,17 @@ from neuralis_build.trust import Trust
 from neuralis_build.ui.events import has_sources
 from neuralis_build.ui.resolve import installed_ui_packages
 from neuralis_build.ui.run import BuildOptions, build_package, wants_ui
+from neuralis_build.ui.watch import error_files, inputs_of
+from neuralis_build.ui.watchset import build_watch_set
 
 if TYPE_CHECKING:
+    from neuralis_build.ui.env import Mode
     from neuralis_build.ui.esbuild import EsbuildRunner
+
+
+PAGE_MODE: Mode = "development"
+"""What the page is built for: its React (``dev.run``) and the package's module alike, so a library that picks
+its code by NODE_ENV (react-three-fiber's reconciler) meets the React it was built for."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +136,28 @@ class DevSession:
         self.esbuild = esbuild
         self.effective: dict[str, Any] | None = None  # the block the host loads, from the last good refresh
         self.source: str | None = None  # the package id: the events' CloudEvents source
+        self.read: tuple[str, ...] = ()  # what the last good build read (its metafiles' inputs)
+        self.watching = build_watch_set(self.root, (), failed=True, since=time.time_ns())
+
+    def _watch(self, since: int, error: NeuralisError | None = None) -> None:
+        """What the next refresh waits on: what the build read, the manifest, and every tree the page serves but
+        the package's own build (its surface roots, the providers' dist/app/ and their manifests)."""
+        trees: list[str] = []
+        manifests: list[str] = []
+        for pkg in self.state.snapshot.packages:
+            theirs = pkg.root.resolve() != self.root
+            if theirs:
+                manifests.append(str(pkg.root / "package.json"))
+            trees += [str(pkg.root / t.folder) for t in pkg.trees if theirs or t.folder != MODULE_TREE]
+        self.watching = build_watch_set(
+            self.root,
+            self.read,
+            failed=error is not None,
+            since=since,
+            named=error_files(error),
+            trees=trees,
+            manifests=manifests,
+        )
 
     def publish(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """Publish a test event through the package's subject module (see ``dev.publish``)."""
@@ -149,6 +179,7 @@ class DevSession:
     def refresh(self, changed: Sequence[str] = ()) -> BuildReport:
         """Rebuild and re-judge; a failure keeps the last good page and shows the error."""
         started = time.perf_counter()
+        since = time.time_ns()
         changed = tuple(changed)
         try:
             package = load_package(self.root)
@@ -157,11 +188,13 @@ class DevSession:
             frame = code_frame(self.root, errors)
             report = BuildReport(False, changed, time.perf_counter() - started, exc.message, errors, frame=frame)
             self.state.failed(report, exc.diagnostics)
+            self._watch(since, exc)
             return report
         outputs: tuple[str, ...] = ()
+        built = None
         if wants_ui(package, None) or has_sources(package):
             try:
-                built = build_package(package, BuildOptions(self.options.host, minify=False), self.esbuild)  # readable
+                built = build_package(package, BuildOptions(self.options.host, minify=False, mode=PAGE_MODE), self.esbuild)
             except UsageError:
                 raise  # esbuild vanished, the folder is gone: the session cannot go on
             except NeuralisError as exc:
@@ -170,8 +203,10 @@ class DevSession:
                 report = BuildReport(False, changed, seconds, exc.message, errors, frame=code_frame(self.root, errors))
                 result = check_package(package, self.options.trust, self.options.host)
                 self.state.failed(report, result.diagnostics)
+                self._watch(since, exc)
                 return report
             outputs = (*(built.ui.outputs if built.ui else ()), *(built.events.outputs if built.events else ()))
+        self.read = inputs_of(built)
         # Judged once, after the build (check reads dist/ from disk; the build never writes package.json).
         # The providers are builtins the host loads from its dependencies: first-party for the author's
         # own package. Below first-party they came with the package under review (its node_modules), so
@@ -185,4 +220,5 @@ class DevSession:
         self.source = package.id
         report = BuildReport(True, changed, time.perf_counter() - started, None, (), tuple(sorted(outputs)))
         self.state.good(pages, primary.name, report, primary.diagnostics, page_events(judged))
+        self._watch(since)
         return report

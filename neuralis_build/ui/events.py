@@ -39,6 +39,7 @@ class EventsBuildResult:
     warnings: list[Diagnostic] = field(default_factory=list)
     root: Path | None = None
     staged: Path | None = None  # until committed
+    inputs: tuple[str, ...] = ()  # every file compiled, as esbuild's metafile names it (package-relative)
 
     @property
     def empty(self) -> bool:
@@ -125,7 +126,8 @@ def compile_events(package: Package, *, esbuild: EsbuildRunner | None = None, co
     except BaseException:
         remove(staged)
         raise
-    result = EventsBuildResult(tuple(sorted(exports)), exports, built.warnings, root, staged)
+    inputs = tuple(sorted(built.meta.get("inputs", {})))
+    result = EventsBuildResult(tuple(sorted(exports)), exports, built.warnings, root, staged, inputs)
     if commit:
         result.commit()
     return result

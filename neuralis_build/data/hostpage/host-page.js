@@ -2,8 +2,9 @@
 // install<Name>HostComponents with the host API v1, and renders every declared surface: react
 // surfaces through the registered components, iframe surfaces from their served roots, dock
 // entries as actions that open their widget. A surface the host could not draw shows the host's
-// "cannot be rendered" placeholder with the reason. window.__neuralisHost (and the JSON element
-// #neuralis-host-status) is the machine-readable status the tests read.
+// "cannot be rendered" placeholder with the reason. A surface whose component throws, on its first
+// render or at any time after, is marked "failed" with the error. window.__neuralisHost (and the JSON
+// element #neuralis-host-status) is the machine-readable status the tests read.
 import * as React from "react";
 import { flushSync } from "react-dom";
 import { createRoot } from "react-dom/client";
@@ -129,15 +130,8 @@ async function loadModule(pkg, registry) {
 
 // ---- rendering ----
 
-function Placeholder({ kind, reason }) {
-  return h(
-    "div",
-    { className: "nh-placeholder", role: "status" },
-    h("strong", null, `This ${kind} cannot be rendered`),
-    h("p", { className: "nh-placeholder__reason" }, reason),
-  );
-}
-
+// Catches what the component throws while rendering, in an effect or in a later render (an event that
+// re-renders into an error): the tree is unmounted and the surface marked failed (``fail`` below).
 class Boundary extends React.Component {
   constructor(props) {
     super(props);
@@ -150,11 +144,7 @@ class Boundary extends React.Component {
     this.props.onError(error);
   }
   render() {
-    if (this.state.error) {
-      const reason = `the component threw: ${this.state.error.message || this.state.error}`;
-      return h(Placeholder, { kind: this.props.kind, reason });
-    }
-    return this.props.children;
+    return this.state.error ? null : this.props.children;
   }
 }
 
@@ -179,7 +169,111 @@ function placeholderNode(kind, reason) {
   );
 }
 
-const views = new Map(); // surface key -> { entry, body, root?, render(initialState) }
+const views = new Map(); // surface key -> { entry, panel, pkg, render(initialState), fail(error) }
+
+// ---- failures after mount: errors no boundary of the page sees ----
+// An error thrown in an event handler, a timer, a promise or another React renderer (react-three-fiber
+// draws through its own) reaches the window uncaught. It is the surface's when it is thrown while an
+// event is dispatched in the surface's panel; otherwise it is the package's whose module URL is in its
+// stack: its surface when it has one react surface on the page, the package itself when it has several.
+
+function messageOf(error) {
+  if (error instanceof Error) return error.message || error.name;
+  if (error && typeof error === "object" && typeof error.message === "string") return error.message;
+  return String(error);
+}
+
+function stackOf(error) {
+  return error && typeof error.stack === "string" ? error.stack : null;
+}
+
+const EVENTS = [
+  "click", "dblclick", "auxclick", "contextmenu", "pointerdown", "pointerup", "pointermove", "mousedown",
+  "mouseup", "mousemove", "keydown", "keyup", "keypress", "beforeinput", "input", "change", "select", "submit",
+  "reset", "focusin", "focusout", "wheel", "scroll", "touchstart", "touchend", "touchmove", "dragstart",
+  "dragover", "dragend", "drop", "copy", "cut", "paste", "compositionend",
+];
+let dispatching = null; // the view an event is being dispatched in, from its capture to its bubbling
+
+function trackEvents(panel, view) {
+  const done = () => {
+    if (dispatching === view) dispatching = null;
+  };
+  for (const type of EVENTS) {
+    panel.addEventListener(type, () => {
+      dispatching = view;
+      setTimeout(done); // an event that does not bubble back, or whose propagation was stopped
+    }, true);
+    panel.addEventListener(type, done);
+  }
+}
+
+function moduleBase(pkg) {
+  const mod = pkg.module;
+  if (!mod || mod.refused || !mod.url.endsWith(mod.entry)) return null;
+  return new URL(mod.url.slice(0, mod.url.length - mod.entry.length), location.href).href;
+}
+
+function packagesInStack(stack) {
+  const found = [];
+  for (const pkg of config.packages) {
+    const base = moduleBase(pkg);
+    const at = base ? stack.indexOf(base) : -1;
+    if (at >= 0) found.push([at, pkg]);
+  }
+  return found.sort((a, b) => a[0] - b[0]).map(([, pkg]) => pkg);
+}
+
+function reactViews(pkg) {
+  return [...views.values()].filter((v) => v.pkg === pkg && v.entry.renderer === "react" && v.entry.status !== "placeholder");
+}
+
+function packageFailed(pkg, error) {
+  const summary = status.packages.find((p) => p.name === pkg.name);
+  const message = messageOf(error);
+  if (!summary || summary.errors.length >= 20) return;
+  summary.errors.push(message);
+  const section = document.querySelector(`section.nh-package[data-package="${CSS.escape(pkg.name)}"]`);
+  if (section && !section.querySelector(".nh-package__error")) {
+    const text = `code of this package threw, outside any one surface: ${message}`;
+    section.querySelector(".nh-package__head").after(el("p", { className: "nh-package__error", role: "alert" }, text));
+  }
+  publish();
+}
+
+function uncaught(error) {
+  if (dispatching) {
+    dispatching.fail(error);
+    return;
+  }
+  const stack = stackOf(error);
+  const named = stack ? packagesInStack(stack) : [];
+  for (const pkg of named) {
+    const shown = reactViews(pkg);
+    if (shown.length === 1) {
+      shown[0].fail(error);
+      return;
+    }
+    if (shown.length > 1) {
+      packageFailed(pkg, error);
+      return;
+    }
+  }
+  if (named.length) packageFailed(named[0], error); // a provider's code, with no surface of its own here
+}
+
+addEventListener("error", (event) => uncaught(event.error ?? event.message));
+addEventListener("unhandledrejection", (event) => uncaught(event.reason));
+
+function failedNode(kind, reason, stack) {
+  return el(
+    "div",
+    { className: "nh-failed", role: "alert" },
+    el("strong", null, `This ${kind} failed`),
+    el("p", { className: "nh-failed__reason" }, reason),
+    stack ? el("details", null, el("summary", null, "stack"), el("pre", null, stack)) : null,
+  );
+}
 
 function mountSurface(pkg, surface, registry, moduleReason, parent) {
   const entry = {
@@ -190,6 +284,7 @@ function mountSurface(pkg, surface, registry, moduleReason, parent) {
     renderer: surface.renderer,
     status: "loading",
     reason: null,
+    error: null,
   };
   status.surfaces.push(entry);
   const body = el("div", { className: "nh-surface__body" });
@@ -226,7 +321,17 @@ function mountSurface(pkg, surface, registry, moduleReason, parent) {
     console.warn(`[neuralis host] ${pkg.name}: the ${surface.kind} "${surface.id}" cannot be rendered: ${reason}`);
     setStatus("placeholder", reason);
   };
-  const view = { entry, panel, render: () => {} };
+  // The first error is the surface's reason; the page says it above the body, which keeps what is still drawn.
+  const fail = (error) => {
+    if (entry.status === "failed") return;
+    const message = messageOf(error);
+    const why = `the component threw: ${message}`;
+    entry.error = { message, stack: stackOf(error) };
+    body.before(failedNode(surface.kind, why, entry.error.stack));
+    pageError(`${pkg.name}: the ${surface.kind} "${surface.id}" ${why}`);
+    setStatus("failed", why);
+  };
+  const view = { entry, panel, pkg, render: () => {}, fail };
   views.set(surfaceKey(pkg, surface), view);
 
   const reason = surface.refused || (surface.renderer === "react" ? moduleReason : null);
@@ -253,21 +358,15 @@ function mountSurface(pkg, surface, registry, moduleReason, parent) {
     refuse(`no component was registered for the react ${surface.kind} "${key}" (call host.${call}("${key}", Component))`);
     return panel;
   }
-  const root = createRoot(body);
+  // A root per surface: what escapes its boundary is still this surface's
+  const root = createRoot(body, { onUncaughtError: fail });
+  trackEvents(panel, view);
   let opened = 0;
   view.render = (initialState) => {
     opened += 1;
     const props = surface.kind === "widget" ? { surface: surface.surface, initialState } : { surface: surface.surface };
-    const onError = (error) => {
-      const why = `the component threw: ${error.message || error}`;
-      entry.status = "placeholder";
-      entry.reason = why;
-      panel.dataset.status = "placeholder";
-      pageError(`${pkg.name}: the ${surface.kind} "${surface.id}" ${why}`);
-      publish();
-    };
-    flushSync(() => root.render(h(Boundary, { key: opened, kind: surface.kind, onError }, h(Component, props))));
-    if (entry.status !== "placeholder" || entry.reason === null) setStatus("rendered");
+    flushSync(() => root.render(h(Boundary, { key: opened, onError: fail }, h(Component, props))));
+    if (entry.status !== "failed") setStatus("rendered");
   };
   view.render(undefined);
   return panel;
@@ -291,7 +390,7 @@ function openWidget(packageName, widgetType, initialState) {
 }
 
 function dockNode(pkg, surface) {
-  const entry = { package: pkg.name, kind: "dock", id: surface.id, type: null, renderer: null, status: "rendered", reason: null };
+  const entry = { package: pkg.name, kind: "dock", id: surface.id, type: null, renderer: null, status: "rendered", reason: null, error: null };
   status.surfaces.push(entry);
   const button = el(
     "button",
@@ -352,6 +451,7 @@ async function main() {
       module: pkg.module ? { status: moduleReason ? "refused" : "accepted", reason: moduleReason } : null,
       registered: { widgets: [...registry.widgets.keys()].sort(), cards: [...registry.cards.keys()].sort() },
       diagnostics: pkg.diagnostics.map((d) => ({ severity: d.severity, code: d.code })),
+      errors: [], // uncaught errors of its code that no one surface of it can be blamed for
     });
     const docks = pkg.surfaces.filter((s) => s.kind === "dock");
     const shown = pkg.surfaces.filter((s) => s.kind !== "dock");
