@@ -121,12 +121,13 @@ def watch_changes(
     folders = watching.folders()
     batches = _watcher(folders, stop_event, debounce_ms)
     try:
-        first = next(batches, None)
+        starting = time.time_ns()
+        first = next(batches, None)  # the watcher is live within this call
         if first is None:
             return
+        pending: set[FileChange] | None = first | {(Change.added, p) for p in watching.changed_between(starting)}
         if on_ready is not None:
             on_ready()
-        pending: set[FileChange] | None = first | {(Change.added, p) for p in watching.changed_since()}
         while True:
             changes = pending if pending is not None else next(batches, None)
             pending = None

@@ -14,7 +14,6 @@ build of it would print, and the print would start the next one.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -98,10 +97,11 @@ class WatchSet:
             found[folder] = (st.st_dev, st.st_ino)
         return found
 
-    def changed_since(self) -> list[str]:
-        """What changed after the build began reading (before a watcher could see it): by mtime. A file dated in
-        the future (unpacked from an archive, a clock set back) is left to the watcher: it would loop here."""
-        since, now = self.since - LATE_MARGIN_NS, time.time_ns() + LATE_MARGIN_NS
+    def changed_between(self, until: int) -> list[str]:
+        """What changed after the build began reading and before ``until`` (time.time_ns(), when a watcher
+        started), by mtime. A file dated later is the watcher's to see (one dated in the future, unpacked from an
+        archive or written under a clock set back, would start a build after every build)."""
+        since, until = self.since - LATE_MARGIN_NS, until + LATE_MARGIN_NS
         candidates: set[str] = set(self.files)
         for tree in self.trees:
             for here, _dirs, files in os.walk(tree):
@@ -115,7 +115,7 @@ class WatchSet:
                 mtime = os.stat(path).st_mtime_ns
             except OSError:
                 continue
-            if since <= mtime <= now and self.matters(path, added=True):
+            if since <= mtime <= until and self.matters(path, added=True):
                 late.append(path)
         return late
 
