@@ -215,10 +215,12 @@ def test_watch_rebuilds_when_a_file_the_tools_read_changes(realworld, esbuild):
     reads make them inputs, so `ui --watch` rebuilds when they change, and not for an unrelated file."""
     from neuralis_build.hostprofile import default_host_profile
     from neuralis_build.ui.run import BuildOptions, build_path
-    from neuralis_build.ui.watch import WatchResult, may_change_the_build
+    from neuralis_build.ui.watch import inputs_of
+    from neuralis_build.ui.watchset import build_watch_set, real
 
     root = realworld("tailwind3")
     built = build_path(root, BuildOptions(default_host_profile()), esbuild)
-    last = WatchResult((), built, None, built.seconds)
-    assert may_change_the_build("tailwind.config.cjs", last) and may_change_the_build("postcss.config.cjs", last)
-    assert not may_change_the_build("notes.txt", last)
+    watching = build_watch_set(root, inputs_of(built), failed=False, since=0)
+    assert watching.matters(real(root / "tailwind.config.cjs"), False)
+    assert watching.matters(real(root / "postcss.config.cjs"), False)
+    assert not watching.matters(real(root / "notes.txt"), False)
