@@ -151,18 +151,27 @@ def build_watch_set(
     def own(path: str) -> bool:  # the package's outputs and staged builds: written by the build itself
         return any(_inside(path, out) for out in outputs) or path.startswith(staging)
 
-    files = {real(os.path.join(top, "package.json"))}
+    folders: dict[str, str] = {}
+
+    def real_file(path: str) -> str:  # a folder resolved once for all its files: a build reads thousands
+        folder, name = os.path.split(os.path.normpath(path))
+        if folder not in folders:
+            folders[folder] = real(folder)
+        found = os.path.join(folders[folder], name)
+        return real(found) if os.path.islink(found) else found
+
+    files = {real_file(os.path.join(top, "package.json"))}
     try:
         names = os.listdir(top)
     except OSError:
         names = []  # the folder is gone: the next build says so
     for name in names:
         if name.startswith(("tsconfig", "jsconfig")) and name.endswith(".json"):
-            files.add(real(os.path.join(top, name)))
+            files.add(real_file(os.path.join(top, name)))
     for rel in (*inputs, *named):
         if rel and ":" not in rel and "<" not in rel:  # not a virtual module (<define:…>, data:…)
-            files.add(real(os.path.join(top, rel)))
-    files.update(real(m) for m in manifests)
+            files.add(real_file(os.path.join(top, rel)))
+    files.update(real_file(m) for m in manifests)
     files = {f for f in files if not own(f)}
     if failed:
         sources = set(source_folders(top))

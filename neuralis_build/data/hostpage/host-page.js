@@ -323,7 +323,7 @@ function mountSurface(pkg, surface, registry, moduleReason, parent) {
   };
   // The first error is the surface's reason; the page says it above the body, which keeps what is still drawn.
   const fail = (error) => {
-    if (entry.status === "failed") return;
+    if (entry.status === "failed" || surface.renderer !== "react") return; // an iframe's errors stay in its frame
     const message = messageOf(error);
     const why = `the component threw: ${message}`;
     entry.error = { message, stack: stackOf(error) };
