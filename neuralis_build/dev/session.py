@@ -20,6 +20,7 @@ from neuralis_build.errors import DiagnosedError, NeuralisError, UsageError
 from neuralis_build.hostpage.model import MODULE_TREE, PagePackage, judge_packages
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.judged import JudgedPackage
+from neuralis_build.manifest.sections.buildmode import NB1617
 from neuralis_build.package import Package, load_package
 from neuralis_build.trust import Trust
 from neuralis_build.ui.events import has_sources
@@ -192,9 +193,14 @@ class DevSession:
             return report
         outputs: tuple[str, ...] = ()
         built = None
-        if wants_ui(package, None) or has_sources(package):
+        # Below first-party the host drops app.module and events, so nothing is built: a build may run the
+        # package's own stylesheet tools (its PostCSS config and plugins) in Node, and a package under review
+        # never runs code here (docs/security.md).
+        first_party = self.options.trust == "first-party"
+        if first_party and (wants_ui(package, None) or has_sources(package)):
             try:
-                built = build_package(package, BuildOptions(self.options.host, minify=False, mode=PAGE_MODE), self.esbuild)
+                options = BuildOptions(self.options.host, minify=False, mode=PAGE_MODE)
+                built = build_package(package, options, self.esbuild)
             except UsageError:
                 raise  # esbuild vanished, the folder is gone: the session cannot go on
             except NeuralisError as exc:
@@ -219,6 +225,8 @@ class DevSession:
         self.effective = judged.effective
         self.source = package.id
         report = BuildReport(True, changed, time.perf_counter() - started, None, (), tuple(sorted(outputs)))
-        self.state.good(pages, primary.name, report, primary.diagnostics, page_events(judged))
+        # the page's own development build is what it serves: its NB1617 warning is for check and pack
+        shown = [d for d in primary.diagnostics if d.code != NB1617.id]
+        self.state.good(pages, primary.name, report, shown, page_events(judged))
         self._watch(since)
         return report
