@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -9,12 +10,14 @@ from neuralis_build.diagnostics import Diagnostic, Diagnostics, code
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.hostprofile import HostProfile, default_host_profile
 from neuralis_build.jsonpointer import split
-from neuralis_build.judged import JudgedPackage, effective_block
+from neuralis_build.judged import JudgedPackage
+from neuralis_build.model.block import read_block
 from neuralis_build.package import Package, load_package
 from neuralis_build.trust import Trust
 
 if TYPE_CHECKING:
-    from neuralis_build.manifest.checker import Checker
+    from neuralis_build.model.block import Block
+    from neuralis_build.outputs import Found
 
 NB0120 = code("NB0120", "not-neuralis", "package.json has no neuralis block, so the host never loads it")
 NB0121 = code("NB0121", "reference-only", "a referenceOnly package is installed but never loaded or validated")
@@ -25,6 +28,7 @@ def check_package(package: Package, trust: Trust, host: HostProfile | None = Non
     """Run every rule on an already-read package: the judged package every other command takes."""
     from neuralis_build.manifest.block import NEURALIS, SECTIONS
     from neuralis_build.manifest.checker import Checker
+    from neuralis_build.outputs import judge_outputs
 
     diags = Diagnostics()
     if not package.is_neuralis:
@@ -47,11 +51,16 @@ def check_package(package: Package, trust: Trust, host: HostProfile | None = Non
     diags.extend(duplicate_keys(package))
     checker = Checker(diags=diags, trust=trust, package=package, host=host or default_host_profile())
     NEURALIS.check(block, "/neuralis", checker)
-    if isinstance(block, dict):
-        for section in SECTIONS:
-            for rule in section.rules:
-                rule(block, checker)
-    return _result(package, trust, diags.items, checker if isinstance(block, dict) else None)
+    if not isinstance(block, dict):
+        return _result(package, trust, diags.items)
+    for section in SECTIONS:
+        for rule in section.rules:
+            rule(block, checker)
+    # what the host loads at this trust: the block as typed values, every dropped value left out
+    loaded = read_block(block, package.source, checker.dropped)
+    assert loaded is not None
+    found = judge_outputs(loaded, checker)  # the outputs stage: declarations against what the build wrote
+    return _result(package, trust, diags.items, JudgedParts(loaded, frozenset(checker.dropped), found))
 
 
 def duplicate_keys(package: Package) -> list[Diagnostic]:
@@ -76,22 +85,23 @@ def duplicate_keys(package: Package) -> list[Diagnostic]:
     return found
 
 
-def _result(package: Package, trust: Trust, items: list[Diagnostic], checker: Checker | None = None) -> JudgedPackage:
+@dataclass(frozen=True, slots=True)
+class JudgedParts:
+    """What the manifest and outputs stages made of a package beside their diagnostics."""
+
+    block: Block
+    dropped: frozenset[str]
+    found: Found
+
+
+def _result(package: Package, trust: Trust, items: list[Diagnostic], parts: JudgedParts | None = None) -> JudgedPackage:
     located = [package.locate(d) for d in items]
     located.sort(key=lambda d: (d.file != "package.json", d.file, d.line or 0, d.column or 0, d.pointer))
-    if checker is None:
+    if parts is None:
         return JudgedPackage(package.root, trust, package, located)
-    effective, kept = effective_block(package.manifest["neuralis"], checker.dropped)
+    found = parts.found
     return JudgedPackage(
-        package.root,
-        trust,
-        package,
-        located,
-        effective,
-        kept,
-        frozenset(checker.dropped),
-        checker.module_verdict,
-        checker.build,
+        package.root, trust, package, located, parts.block, parts.dropped, found.module_verdict, found.build
     )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -11,17 +10,19 @@ from typing import TYPE_CHECKING
 from neuralis_build.contract import Contract, discover
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, UsageError
-from neuralis_build.jsonpointer import SourceMap
+from neuralis_build.jsonpointer import SourceMap, split
 from neuralis_build.limits import MAX_JSON_DEPTH
-from neuralis_build.regularfile import NotRegularFile, read_regular
+from neuralis_build.model.block import BLOCK as BLOCK
+from neuralis_build.model.block import read_block
+from neuralis_build.npm.packagejson import MANIFEST, decode, read_package_json
+from neuralis_build.regularfile import NotRegularFile
 from neuralis_build.strictjson import JSONProblem, JSONRefused, parse, position
 
 if TYPE_CHECKING:
     from typing import Any
 
-MANIFEST = "package.json"
-BLOCK = "/neuralis"
-"""The pointer of the ``neuralis`` block in package.json."""
+    from neuralis_build.model.block import Block, Module
+
 
 NB0001 = code("NB0001", "manifest-missing", "the folder has no package.json")
 NB0002 = code("NB0002", "manifest-invalid-json", "package.json is not valid JSON")
@@ -33,6 +34,9 @@ NB0006 = code(
 )
 NB0007 = code("NB0007", "manifest-lone-surrogate", "a string or key of package.json holds a lone UTF-16 surrogate")
 NB0008 = code("NB0008", "manifest-number-range", "a number of package.json does not fit a double (as Node reads it)")
+
+ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__slots__": ()})()
+"""What ``Package.written`` gives for a pointer package.json has no value at (JSON has no such value)."""
 
 _PROBLEM_CODES = {"syntax": NB0002, "depth": NB0006, "surrogate": NB0007, "number": NB0008}
 
@@ -56,16 +60,18 @@ class Package:
         value = self.manifest.get("version")
         return value if isinstance(value, str) else None
 
-    @property
-    def block(self) -> dict[str, Any] | None:
-        """The ``neuralis`` block when it is an object; ``None`` when absent or malformed."""
-        value = self.manifest.get("neuralis")
-        return value if isinstance(value, dict) else None
+    @cached_property
+    def declared(self) -> Block | None:
+        """The ``neuralis`` block as declared (nothing dropped), as typed values; None when it is not an object.
+
+        For what the host loads at a trust tier, ask the judged package (``JudgedPackage.block``).
+        """
+        return read_block(self.manifest.get("neuralis"), self.source)
 
     @property
-    def module(self) -> dict[str, Any] | None:
-        """The declared ``app.module``, as written (the judged package has it after trust drops)."""
-        return module_of(self.block)
+    def module(self) -> Module | None:
+        """The declared ``app.module`` (the judged package has it after trust drops)."""
+        return self.declared.module if self.declared is not None else None
 
     @property
     def is_neuralis(self) -> bool:
@@ -74,19 +80,35 @@ class Package:
 
     @property
     def reference_only(self) -> bool:
-        return self.block is not None and self.block.get("referenceOnly") is True
+        return self.declared is not None and self.declared.reference_only is True
 
     @property
     def id(self) -> str | None:
         """The neuralis id, defaulting to the npm name."""
-        block = self.block
-        if block is not None and isinstance(block.get("id"), str):
-            return str(block["id"])
+        declared = self.declared
+        if declared is not None and declared.id is not None:
+            return declared.id
         return self.name
 
     @cached_property
     def contract(self) -> Contract:
         return discover(self.root)
+
+    def written(self, pointer: str) -> Any:
+        """The value at ``pointer`` as package.json spells it, whatever its type; ``ABSENT`` when there is none.
+
+        For messages and hints that quote what the author wrote (a wrong type included); decisions read
+        the typed values (``declared``, or the judged package's ``block``).
+        """
+        value: Any = self.manifest
+        for token in split(pointer):
+            if isinstance(value, dict) and token in value:
+                value = value[token]
+            elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+                value = value[int(token)]
+            else:
+                return ABSENT
+        return value
 
     def moved_to(self, root: Path) -> Package:
         """The same package.json at another folder (an installed copy): its contract is discovered there afresh."""
@@ -102,29 +124,6 @@ class Package:
             return diagnostic
         where = self.source.locate(diagnostic.pointer)
         return diagnostic.located(*where) if where else diagnostic
-
-
-def module_of(block: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The ``app.module`` object of a neuralis block (declared or effective); None when absent or not an object.
-
-    The one place the toolchain reads it: check's rules, ui, pack, image and the host page ask here.
-    """
-    app = block.get("app") if isinstance(block, Mapping) else None
-    module = app.get("module") if isinstance(app, dict) else None
-    return module if isinstance(module, dict) else None
-
-
-def events_of(block: Mapping[str, Any] | None) -> list[tuple[int, dict[str, Any]]]:
-    """(index, event) of each object in the block's ``events[]``."""
-    events = block.get("events") if isinstance(block, Mapping) else None
-    return [(i, e) for i, e in enumerate(events) if isinstance(e, dict)] if isinstance(events, list) else []
-
-
-def surfaces_of(block: Mapping[str, Any] | None) -> list[tuple[int, dict[str, Any]]]:
-    """(index, surface) of each object in the block's ``app.surfaces[]``."""
-    app = block.get("app") if isinstance(block, Mapping) else None
-    found = app.get("surfaces") if isinstance(app, dict) else None
-    return [(i, s) for i, s in enumerate(found) if isinstance(s, dict)] if isinstance(found, list) else []
 
 
 def _fail(message: str, diagnostic: Diagnostic, *more: Diagnostic) -> DiagnosedError:
@@ -151,7 +150,7 @@ def _json_diagnostic(problem: JSONProblem, text: str, source: SourceMap) -> Diag
 def parse_manifest(raw: bytes, root: Path) -> Package:
     """Build the model from package.json bytes; bad bytes raise a DiagnosedError with line and column."""
     try:
-        text = raw.decode("utf-8")
+        text = decode(raw)
     except UnicodeDecodeError as exc:
         d = Diagnostic(
             "error",
@@ -162,8 +161,6 @@ def parse_manifest(raw: bytes, root: Path) -> Package:
             "save package.json as UTF-8",
         )
         raise _fail("package.json is not UTF-8", d) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]  # npm strips a byte-order mark too
     try:
         data = parse(text)
     except JSONRefused as exc:
@@ -195,11 +192,11 @@ def load_package(path: Path | str) -> Package:
     if not root.is_dir():
         raise UsageError(f"{root}: not a folder", hint="pass the folder that holds the package's package.json")
     root = root.resolve()
-    try:
-        # never through a symlink: npm packs no symlink, so the tarball would have no package.json, and a
-        # link may lead out of the package
-        raw = read_regular(root / MANIFEST, follow_symlinks=False)
-    except NotRegularFile as exc:
+    # never through a symlink: npm packs no symlink, so the tarball would have no package.json, and a
+    # link may lead out of the package
+    read = read_package_json(root, follow_symlinks=False, parse=False)
+    exc = read.error
+    if isinstance(exc, NotRegularFile):
         d = Diagnostic(
             "error",
             NB0005.id,
@@ -212,7 +209,7 @@ def load_package(path: Path | str) -> Package:
             else "make package.json a regular file",
         )
         raise _fail("package.json is not a regular file", d) from None
-    except FileNotFoundError:
+    if isinstance(exc, FileNotFoundError):
         d = Diagnostic(
             "error",
             NB0001.id,
@@ -222,9 +219,10 @@ def load_package(path: Path | str) -> Package:
             "a Neuralis package is an npm package: create package.json (neuralis new scaffolds one)",
         )
         raise _fail("no package.json", d) from None
-    except OSError as exc:
+    if isinstance(exc, OSError):
         raise UsageError(f"{root / MANIFEST}: {exc.strerror}") from None
-    return parse_manifest(raw, root)
+    assert read.raw is not None
+    return parse_manifest(read.raw, root)
 
 
 def json_type(value: Any) -> str:

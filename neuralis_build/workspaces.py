@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from neuralis_build.errors import NeuralisError, UsageError
+from neuralis_build.npm.packagejson import read_object
 from neuralis_build.process import run, which
-from neuralis_build.ui.resolve import read_manifest
 
 MANIFEST = "package.json"
 NPM_TIMEOUT = 120
@@ -61,7 +61,7 @@ def package_root() -> Path:
 def workspace_patterns(folder: Path) -> list[str] | None:
     """The ``workspaces`` globs of ``folder``'s package.json (npm's array, or Yarn's ``{packages: [...]}``);
     None when it declares none."""
-    manifest = read_manifest(folder)
+    manifest = read_object(folder)
     if manifest is None or "workspaces" not in manifest:
         return None
     declared = manifest["workspaces"]
@@ -72,7 +72,7 @@ def workspace_patterns(folder: Path) -> list[str] | None:
 
 def is_workspaces_root(folder: Path) -> bool:
     """True for a folder whose package.json declares workspaces and is not itself a Neuralis package."""
-    manifest = read_manifest(folder)
+    manifest = read_object(folder)
     return manifest is not None and "workspaces" in manifest and "neuralis" not in manifest
 
 
@@ -134,7 +134,7 @@ def select_members(where: Path, selectors: Sequence[str], *, every: bool) -> lis
     for line in done.stdout.splitlines():
         if line.startswith('"'):
             folder = Path(json.loads(line))
-            manifest: dict[str, Any] = read_manifest(folder) or {}
+            manifest: dict[str, Any] = read_object(folder) or {}
             name = manifest.get("name")
             members.append(Member(folder, name if isinstance(name, str) else None, "neuralis" in manifest))
     return members

@@ -25,7 +25,7 @@ def _interactive(no_input: bool) -> bool:
 def _ask_name(console: Console) -> str:
     from rich.prompt import Prompt
 
-    from neuralis_build.npmname import name_problems, suggest_name
+    from neuralis_build.npm.names import name_problems, suggest_name
 
     default: str | None = None
     while True:

@@ -18,11 +18,14 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
 from neuralis_build.manifest.sections.events import SUBJECT
 from neuralis_build.process import run
+
+if TYPE_CHECKING:
+    from neuralis_build.model.block import Block, Event
 
 MAX_DATA_BYTES = 4096
 VISIBLE_TIMEOUT = 60.0
@@ -70,10 +73,9 @@ class PublishResult:
         }
 
 
-def _declaration(effective: Mapping[str, Any] | None, event_id: str) -> dict[str, Any] | None:
-    events = effective.get("events") if isinstance(effective, Mapping) else None
-    for event in events if isinstance(events, list) else []:
-        if isinstance(event, dict) and event.get("id") == event_id:
+def _declaration(block: Block | None, event_id: str) -> Event | None:
+    for event in block.events if block is not None else ():
+        if event.id == event_id:
             return event
     return None
 
@@ -112,14 +114,14 @@ def test_envelope(event_id: str, request: Mapping[str, Any], data: Any, source: 
 
 
 def publish_test_event(
-    root: Path, effective: Mapping[str, Any] | None, request: Mapping[str, Any], trust: str, source: str = ""
+    root: Path, block: Block | None, request: Mapping[str, Any], trust: str, source: str = ""
 ) -> PublishResult:
     """Judge one test event ``{event, subjectId, projectId, data, session?, state?}`` of the package at ``root``.
 
     ``session`` and ``state`` are JSON values (a sample user and project by default, and ``{}``).
     """
     event_id = request.get("event")
-    declaration = _declaration(effective, str(event_id))
+    declaration = _declaration(block, str(event_id))
     if declaration is None:
         if trust != "first-party":
             return PublishResult(False, error=f"events are honored for first-party packages only; this one is {trust}")
@@ -128,10 +130,10 @@ def publish_test_event(
     size = len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode())
     if size > MAX_DATA_BYTES:
         return PublishResult(False, error=f"data is {size} bytes; an event's data is capped at 4 KiB")
-    problem = _schema_error(declaration.get("dataSchema"), data)
+    problem = _schema_error(declaration.data_schema, data)
     if problem is not None:
         return PublishResult(False, error=f"publish throws: {problem} (dataSchema of {event_id})")
-    subject = str(declaration.get("subject"))
+    subject = str(declaration.subject)
     if not re.match(SUBJECT, subject):  # a subject names a file of src/events/, nothing elsewhere
         return PublishResult(False, error=f"the subject {json.dumps(subject)} of {event_id} is not a valid subject")
     source_file = root / "src" / "events" / f"{subject}.ts"
@@ -159,17 +161,17 @@ def publish_test_event(
     return PublishResult(True, False, f"visible(event, session, state) returned {shown}", None, notification)
 
 
-def _notification(declaration: Mapping[str, Any], data: Any) -> dict[str, Any]:
-    title = str(declaration.get("title") or declaration.get("id"))
-    extra = data.get("title") if isinstance(data, Mapping) else None
+def _notification(declaration: Event, data: Any) -> dict[str, Any]:
+    title = str(declaration.title or declaration.id)
+    extra = data.get("title") if isinstance(data, Mapping) else None  # the test event's data, not the manifest
     nav = data.get("nav") if isinstance(data, Mapping) else None
-    notify = declaration.get("notify")
-    tone = notify.get("tone", "info") if isinstance(notify, Mapping) else "info"
+    notify = declaration.notify
+    tone = notify.tone if notify is not None and notify.tone is not None else "info"
     return {
         "title": f"{extra} · {title}" if isinstance(extra, str) else title,
         "tone": tone,
         "nav": nav if isinstance(nav, Mapping) else None,
-        "dock": declaration.get("dock"),
+        "dock": declaration.dock,
     }
 
 

@@ -20,7 +20,7 @@ from neuralis_build.errors import DiagnosedError, NeuralisError, UsageError
 from neuralis_build.hostpage.model import MODULE_TREE, PagePackage, judge_packages
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.judged import JudgedPackage
-from neuralis_build.manifest.sections.buildmode import NB1617
+from neuralis_build.outputs.buildmode import NB1617
 from neuralis_build.package import Package, load_package
 from neuralis_build.trust import Trust
 from neuralis_build.ui.events import has_sources
@@ -30,6 +30,7 @@ from neuralis_build.ui.watch import error_files, inputs_of
 from neuralis_build.ui.watchset import build_watch_set
 
 if TYPE_CHECKING:
+    from neuralis_build.model.block import Block
     from neuralis_build.ui.env import Mode
     from neuralis_build.ui.esbuild import EsbuildRunner
 
@@ -110,18 +111,18 @@ def page_events(judged: JudgedPackage) -> list[dict[str, Any]]:
     assert judged.package is not None
     package = judged.package
     found = []
-    for _, event in judged.events:
-        if not isinstance(event.get("id"), str):
+    for event in judged.events:
+        if event.id is None:
             continue
-        subject = event.get("subject") if isinstance(event.get("subject"), str) else None
+        subject = event.subject
         found.append(
             {
-                "id": event["id"],
-                "title": event.get("title"),
+                "id": event.id,
+                "title": event.title,
                 "subject": subject,
                 "source": subject is not None and (package.root / f"src/events/{subject}.ts").is_file(),
                 "compiled": subject is not None and (package.root / f"dist/src/events/{subject}.js").is_file(),
-                "sample": sample(event.get("dataSchema")),
+                "sample": sample(event.data_schema),
             }
         )
     return found
@@ -135,7 +136,7 @@ class DevSession:
         self.root = options.path.resolve()
         self.state = state
         self.esbuild = esbuild
-        self.effective: dict[str, Any] | None = None  # the block the host loads, from the last good refresh
+        self.block: Block | None = None  # the block the host loads, from the last good refresh
         self.source: str | None = None  # the package id: the events' CloudEvents source
         self.read: tuple[str, ...] = ()  # what the last good build read (its metafiles' inputs)
         self.watching = build_watch_set(self.root, (), failed=True, since=time.time_ns())
@@ -165,7 +166,7 @@ class DevSession:
         from neuralis_build.dev.publish import publish_test_event
 
         source = self.source or self.root.name
-        return publish_test_event(self.root, self.effective, request, self.options.trust, source).to_json()
+        return publish_test_event(self.root, self.block, request, self.options.trust, source).to_json()
 
     def _providers(self, package: Package) -> list[Package]:
         found = []
@@ -222,7 +223,7 @@ class DevSession:
         judged = check_package(package, self.options.trust, host)
         pages = judge_packages([*providers, judged], host)
         primary: PagePackage = pages[-1]
-        self.effective = judged.effective
+        self.block = judged.block
         self.source = package.id
         report = BuildReport(True, changed, time.perf_counter() - started, None, (), tuple(sorted(outputs)))
         # the page's own development build is what it serves: its NB1617 warning is for check and pack

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
@@ -22,6 +22,9 @@ from neuralis_build.judged import JudgedPackage
 from neuralis_build.package import Package
 from neuralis_build.trust import Trust
 from neuralis_build.ui.verdict import VERDICT_CODES
+
+if TYPE_CHECKING:
+    from neuralis_build.model.block import Surface
 
 MODULE_TREE = "dist/app"
 MODULE_POINTER = "/neuralis/app/module"
@@ -198,9 +201,8 @@ def judge_packages(judged: Sequence[JudgedPackage], host: HostProfile) -> list[P
 
 def _provides(j: _Judged) -> list[str]:
     module = j.judged.module
-    ids = module.get("provides") if module else None
     name = j.package.name or ""
-    return [p for p in ids if isinstance(p, str) and p.startswith(name + "/")] if isinstance(ids, list) else []
+    return [p for p in module.provides if p.startswith(name + "/")] if module is not None else []
 
 
 def _page_package(j: _Judged, available: set[str], refused: str | None) -> PagePackage:
@@ -210,20 +212,20 @@ def _page_package(j: _Judged, available: set[str], refused: str | None) -> PageP
     module = None
     declared = package.module  # as written: the page shows a dropped module's placeholder with the reason
     if declared is not None:
-        entry = _clean(declared.get("entry")) or "dist/app/host.js"
-        css = _clean(declared.get("css"))
+        entry = _clean(declared.entry) or "dist/app/host.js"
+        css = _clean(declared.css)
         reason = _module_refusal(j, available)
         module = PageModule(entry, base + entry, base + css if css else None, tuple(_provides(j)), reason)
         if j.judged.module is not None:
             trees.append(ServedTree(MODULE_TREE))
     surfaces = []
-    for _, raw in j.judged.surfaces:
-        surface, tree = _page_surface(raw, base, module)
+    for declared_surface in j.judged.surfaces:
+        surface, tree = _page_surface(declared_surface, base, module)
         surfaces.append(surface)
         if tree is not None:
             trees.append(tree)
-    block = package.block or {}
-    title = block.get("name") if isinstance(block.get("name"), str) else package.name or package.root.name
+    named = package.declared.name if package.declared is not None else None
+    title = named if named is not None else package.name or package.root.name
     return PagePackage(
         name=package.name or package.root.name,
         id=package.id or package.root.name,
@@ -239,17 +241,17 @@ def _page_package(j: _Judged, available: set[str], refused: str | None) -> PageP
     )
 
 
-def _page_surface(raw: dict[str, Any], base: str, module: PageModule | None) -> tuple[PageSurface, ServedTree | None]:
-    kind = str(raw.get("kind"))
-    sid = str(raw.get("id"))
+def _page_surface(declared: Surface, base: str, module: PageModule | None) -> tuple[PageSurface, ServedTree | None]:
+    kind = str(declared.kind)
+    sid = str(declared.id)
+    raw = declared.raw
     if kind == "dock":
-        action = raw.get("action")
-        opens = action.get("widget") if isinstance(action, dict) else None
-        label = raw.get("label")
+        opens = declared.action.widget if declared.action is not None else None
+        label = declared.label
         return PageSurface(kind, sid, str(label or sid), None, raw, opens=str(opens) if opens else None), None
-    block = raw.get("component" if kind == "widget" else "render")
-    renderer = block.get("renderer") if isinstance(block, dict) else None
-    title = str(raw.get("title") or raw.get("type") or sid)
+    block = declared.component if kind == "widget" else declared.render
+    renderer = block.renderer if block is not None else None
+    title = str(declared.title or declared.type or sid)
     if renderer == "react":
         why: str | None = None
         if module is None:
@@ -257,12 +259,12 @@ def _page_surface(raw: dict[str, Any], base: str, module: PageModule | None) -> 
         elif module.refused:
             why = f"the UI module was refused: {module.refused}"
         return PageSurface(kind, sid, title, "react", raw, refused=why), None
-    if renderer != "iframe" or not isinstance(block, dict):
+    if renderer != "iframe" or block is None:
         return PageSurface(kind, sid, title, None, raw, refused=f"unknown renderer {renderer!r}"), None
-    surface_id = raw.get("type") if kind == "widget" else raw.get("id")
+    surface_id = declared.type if kind == "widget" else declared.id
     root = f"app/surfaces/{kind}/{surface_id}"
-    url = _clean(block.get("url", "").removeprefix("./") if isinstance(block.get("url"), str) else None)
-    mode = str(block.get("assetMode", "self-contained"))
+    url = _clean(block.url.removeprefix("./") if block.url is not None else None)
+    mode = block.asset_mode if block.asset_mode is not None else "self-contained"
     if url is None or not url.startswith(root + "/"):
         return PageSurface(
             kind, sid, title, "iframe", raw, asset_mode=mode, refused=f"the url is not under {root}/"

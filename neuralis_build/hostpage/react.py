@@ -19,10 +19,11 @@ from typing import Literal
 
 from neuralis_build.errors import SubprocessError, ToolMissingError, UsageError
 from neuralis_build.hostprofile import HostProfile
+from neuralis_build.npm.nodemodules import resolve_package
+from neuralis_build.npm.packagejson import read_object
 from neuralis_build.process import run
 from neuralis_build.trust import Trust
 from neuralis_build.ui.binary import cache_root
-from neuralis_build.ui.resolve import read_manifest, resolve_package
 
 PINNED_REACT: dict[int, str] = {19: "19.2.0"}
 """The React the toolchain fetches (through npm, into its cache) when it cannot use the package's own."""
@@ -42,7 +43,7 @@ class ReactSource:
 
 
 def _version(folder: Path | None) -> str | None:
-    manifest = read_manifest(folder) if folder is not None else None
+    manifest = read_object(folder) if folder is not None else None
     version = manifest.get("version") if manifest else None
     return version if isinstance(version, str) else None
 

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from neuralis_build.errors import SubprocessError
 from neuralis_build.hostpage.react import LEXER_VERSION, ReactSource, lexer_file
+from neuralis_build.npm.nodemodules import resolve_package
 from neuralis_build.process import json_from, run, which
 from neuralis_build.ui.binary import ESBUILD_VERSION, cache_root
 from neuralis_build.ui.esbuild import find_esbuild
-from neuralis_build.ui.resolve import resolve_package
 
 if TYPE_CHECKING:
     from neuralis_build.ui.esbuild import EsbuildRunner

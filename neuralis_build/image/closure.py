@@ -24,7 +24,7 @@ from neuralis_build.image.npm import Runner
 from neuralis_build.image.resolve import Admitted, resolve
 from neuralis_build.image.tarballs import TarballStore, Wanted
 from neuralis_build.image.work import Work
-from neuralis_build.package import MANIFEST
+from neuralis_build.npm.packagejson import MANIFEST
 
 NB1812 = code("NB1812", "dependency-refused", "a package this one needs is refused, so this one is not installed")
 NB1813 = code("NB1813", "dependency-archive", "a dependency's registry tarball breaks a hostile-input rule")

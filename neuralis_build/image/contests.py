@@ -17,7 +17,8 @@ from neuralis_build.manifest.sections.config import config_keys
 from neuralis_build.manifest.sections.contributions import tool_sources
 from neuralis_build.manifest.sections.identity import PLATFORM_ID
 from neuralis_build.manifest.sections.provides import oauth_prefix, oauth_prefixes_overlap, provided_services
-from neuralis_build.package import MANIFEST
+from neuralis_build.model.block import Module, read_module
+from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.trust import Trust
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ class Facts:
     services: tuple[Claim, ...] = ()
     config_keys: tuple[Claim, ...] = ()
     published: tuple[str, ...] = ()
-    module: dict[str, Any] | None = None
+    module: Module | None = None
     verdict: CheckedVerdict | None = None  # check's verdict on the module, handed on (never judged twice)
 
     @property
@@ -61,7 +62,7 @@ class Facts:
             "services": [list(c) for c in self.services],
             "configKeys": [list(c) for c in self.config_keys],
             "published": list(self.published),
-            "module": self.module,
+            "module": self.module.raw if self.module is not None else None,
             "verdict": self.verdict.to_json() if self.verdict is not None else None,
         }
 
@@ -77,9 +78,17 @@ class Facts:
             services=claims("services"),
             config_keys=claims("configKeys"),
             published=tuple(data["published"]),
-            module=data["module"],
+            module=_module(data["module"]),
             verdict=_verdict(data.get("verdict")),
         )
+
+
+def _module(data: Any) -> Module | None:
+    """A stored ``app.module`` as typed values; a record whose module is not an object is refused."""
+    module = read_module(data)
+    if data is not None and module is None:
+        raise ValueError("module")
+    return module
 
 
 def _verdict(data: Any) -> CheckedVerdict | None:
@@ -88,50 +97,41 @@ def _verdict(data: Any) -> CheckedVerdict | None:
     return ModuleVerdict.from_json(data) if data is not None else None
 
 
-def _claims(judged: JudgedPackage, key: str, name: str | None) -> list[Claim]:
-    """(value, file, pointer) of each string (or object's ``name``) in an effective array, first mention kept."""
-    found: dict[str, str] = {}
-    for pointer, item in judged.entries(key):
-        value = item.get(name) if name is not None and isinstance(item, dict) else item
-        if isinstance(value, str):
-            found.setdefault(value, f"{pointer}/{name}" if name is not None else pointer)
-    return [(value, MANIFEST, pointer) for value, pointer in found.items()]
-
-
 def facts_of(judged: JudgedPackage) -> Facts:
     """The claims of a judged package: the sections' own readers, each claim with its pointer in package.json.
 
-    Read from what the host loads at the package's tier; the pointers are mapped back through the
-    drops, so a warning lands on the line that declares the claim (an inline tool after one a file
-    overrides keeps its own line).
+    Read from what the host loads at the package's tier (``judged.block``); every value keeps the
+    pointer it was declared at, so a warning lands on the line that declares the claim (an inline tool
+    after one a file overrides keeps its own line).
     """
     package = judged.package
-    effective = judged.effective or {}
+    block = judged.block
     assert package is not None
-    inline = dict((name, pointer) for name, _, pointer in _claims(judged, "tools", "name"))
+    inline: dict[str, str] = {}
+    for tool in block.tools if block is not None else ():
+        if tool.name is not None:
+            inline.setdefault(tool.name, tool.at.child("name").pointer)
     tools = tuple(
         (name, file, inline.get(name, "") if file == MANIFEST else "")
-        for name, file in tool_sources(package, effective).items()
+        for name, file in tool_sources(package, block).items()
     )
     first_party = judged.trust == "first-party"
     services: list[Claim] = []
     keys: list[Claim] = []
-    if first_party:  # provides and configSettings count for first-party packages only (the checker drops them)
-        listed = dict((s, at) for s, _, at in _claims(judged, "provides", None))
-        services = [(s, MANIFEST, listed.get(s, "")) for s in provided_services(effective)]
-        declared = dict((k, at) for k, _, at in _claims(judged, "configSettings", "key"))
-        keys = [(k, MANIFEST, declared.get(k, "")) for k in config_keys(effective)]
+    if first_party and block is not None:  # provides and configSettings count for first-party packages only
+        listed: dict[str, str] = {}
+        for service in provided_services(block):
+            listed.setdefault(service.value, service.at.pointer)
+        services = [(s.value, MANIFEST, listed[s.value]) for s in provided_services(block)]
+        keys = [(k.value, MANIFEST, k.at.pointer) for k in config_keys(block)]
     module = judged.module if first_party else None
-    published: tuple[str, ...] = ()
-    if module is not None and isinstance(module.get("provides"), list):
-        published = tuple(p for p in module["provides"] if isinstance(p, str))
     return Facts(
         id=package.id or package.name or "",
         trust=judged.trust,
         tools=tools,
         services=tuple(services),
         config_keys=tuple(keys),
-        published=published,
+        published=module.provides if module is not None else (),
         module=module,
         verdict=judged.module_verdict if module is not None else None,
     )

@@ -23,7 +23,8 @@ from neuralis_build.image.graph import Closure, Placed
 from neuralis_build.image.judge import module_verdict_codes
 from neuralis_build.image.materialize import Written
 from neuralis_build.image.report import PackageOutcome
-from neuralis_build.package import MANIFEST, Package, load_package
+from neuralis_build.npm.packagejson import MANIFEST
+from neuralis_build.package import Package, load_package
 
 NB1814 = code("NB1814", "dependency-id-taken", "a dependency's neuralis id is already loaded from another package")
 

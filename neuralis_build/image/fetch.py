@@ -12,7 +12,7 @@ from pathlib import Path
 from neuralis_build.diagnostics import code
 from neuralis_build.errors import SubprocessError, UserError
 from neuralis_build.image.npm import NpmFailed, run_npm
-from neuralis_build.npmname import tarball_stem
+from neuralis_build.npm.names import tarball_stem
 
 FETCH_TIMEOUT = 600.0
 """Seconds ``npm pack`` of one ``npm:`` source may take."""

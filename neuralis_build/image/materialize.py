@@ -22,9 +22,8 @@ from neuralis_build.image.extract import NB1808, ArchiveRefused, Entry, Limits, 
 from neuralis_build.image.graph import Closure
 from neuralis_build.image.lockfile import LockNode
 from neuralis_build.image.tarballs import TarballStore
+from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.pack.fields import normalize_bin
-from neuralis_build.regularfile import read_regular
-from neuralis_build.strictjson import parse
 
 INSTALL_SCRIPTS = ("preinstall", "install", "postinstall")
 IMPLICIT_GYP = "node-gyp rebuild"
@@ -62,19 +61,16 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     error, ``NaN``, nesting deeper than the toolchain reads): npm installs such a package from its registry
     metadata, but Node cannot load it, and Python's own parser would recurse past its limit on a deep one.
     """
-    path = folder / "package.json"
-    try:
-        text = read_regular(path).decode("utf-8-sig")
-        data = parse(text)
-    except FileNotFoundError:
+    read = read_package_json(folder)
+    if read.missing:
         return {}
-    except (OSError, ValueError) as exc:  # JSONRefused and UnicodeDecodeError are ValueErrors
+    if read.error is not None:
         raise ArchiveRefused(
             NB1808,
-            f"its package.json cannot be read as Node reads it: {exc}",
+            f"its package.json cannot be read as Node reads it: {read.error}",
             "the package is broken as published: use another version, or replace it",
-        ) from None
-    return data if isinstance(data, dict) else {}
+        )
+    return read.object or {}
 
 
 def facts_of_folder(folder: Path) -> Written:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from neuralis_build import folderlock
 from neuralis_build.diagnostics import Diagnostic, code
@@ -26,8 +25,9 @@ from neuralis_build.image.work import (
     source_diag,
     unreadable,
 )
-from neuralis_build.npmname import name_problems
-from neuralis_build.package import MANIFEST, Package, load_package, module_of, parse_manifest
+from neuralis_build.npm.names import name_problems
+from neuralis_build.npm.packagejson import MANIFEST
+from neuralis_build.package import Package, load_package, parse_manifest
 
 NB1809 = code("NB1809", "package-name-invalid", "the installed package has no valid npm name or version")
 NB1810 = code("NB1810", "not-resolvable", "node cannot resolve '<name>/package.json' from the image")
@@ -176,19 +176,22 @@ def declared_publications(works: list[Work]) -> dict[str, str]:
         if not w.alive or w.outcome.trust != "first-party" or w.outcome.name is None:
             continue
         if w.facts is not None:
-            ids: list[Any] = list(w.facts.published)
+            ids = w.facts.published
         else:  # not judged yet (the folder is about to be built): what it declares, first-party as it is
-            module = module_of((w.manifest or {}).get("neuralis"))
-            ids = module.get("provides", []) if module is not None else []
-        for module_id in ids if isinstance(ids, list) else []:
-            if isinstance(module_id, str):
-                out.setdefault(module_id, w.outcome.name)
+            module = w.source_package.module if w.source_package is not None else None
+            ids = module.provides if module is not None else ()
+        for module_id in ids:
+            out.setdefault(module_id, w.outcome.name)
     return out
 
 
 def _builds_outputs(package: Package, trust: str) -> bool:
     """A first-party folder's UI module and events are rebuilt by the image (other tiers have them dropped)."""
-    return trust == "first-party" and (package.module is not None or bool((package.block or {}).get("events")))
+    return trust == "first-party" and (package.module is not None or _declares_events(package))
+
+
+def _declares_events(package: Package) -> bool:
+    return package.declared is not None and package.declared.has_events
 
 
 def _build_directory(package: Package, host: HostProfile, published: dict[str, str]) -> None:
@@ -201,7 +204,7 @@ def _build_directory(package: Package, host: HostProfile, published: dict[str, s
 
     if package.module is not None:
         build_ui(package, host=host, published=published)
-    if (package.block or {}).get("events") and has_sources(package):
+    if _declares_events(package) and has_sources(package):
         compile_events(package)
 
 

@@ -8,7 +8,6 @@ from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections import (
     access,
     app,
-    buildmode,
     config,
     connectors,
     contributions,
@@ -17,7 +16,6 @@ from neuralis_build.manifest.sections import (
     events,
     hostdeps,
     identity,
-    outputs,
     provides,
     requires,
     runtime,
@@ -42,8 +40,6 @@ SECTIONS: tuple[Section, ...] = (
     uri.SECTION,
     datalayout.SECTION,
     contributions.SECTION,
-    outputs.SECTION,
-    buildmode.SECTION,  # after the outputs: a development build of a module that is there and fresh
     hostdeps.SECTION,
 )
 

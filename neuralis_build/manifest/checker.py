@@ -18,8 +18,6 @@ from neuralis_build.trust import Trust
 if TYPE_CHECKING:
     from neuralis_build.hostprofile import HostProfile
     from neuralis_build.package import Package
-    from neuralis_build.ui.stale import BuildState
-    from neuralis_build.ui.verdict import ModuleVerdict
 
 
 @dataclass
@@ -32,9 +30,6 @@ class Checker:
     host: HostProfile | None = None
     invalid: set[str] = field(default_factory=set)
     dropped: set[str] = field(default_factory=set)
-    # what the output rules found, handed on with the judged package so nothing judges it twice
-    module_verdict: ModuleVerdict | None = None
-    build: BuildState | None = None
     # every invalid pointer and each of its ancestors, so is_valid is one lookup however many errors there are
     _tainted: set[str] = field(default_factory=set, repr=False)
 

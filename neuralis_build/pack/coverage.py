@@ -7,17 +7,20 @@ import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.jsonpointer import join
 from neuralis_build.judged import JudgedPackage
+from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.pack.fields import files_rules
 from neuralis_build.pack.rules import RuleSet, parse_rules
 from neuralis_build.pack.walker import DEFAULT_RULES
-from neuralis_build.package import MANIFEST, Package
+from neuralis_build.package import Package
 from neuralis_build.ui.outdir import OUT_DIR
 from neuralis_build.ui.record import RECORD_NAME
+
+if TYPE_CHECKING:
+    from neuralis_build.model.block import Render
 
 NB1704 = code("NB1704", "files-entry-matches-nothing", "a files entry matches no file that gets packed")
 NB1705 = code("NB1705", "output-not-packed", "a declared build output exists but the file list leaves it out")
@@ -115,15 +118,9 @@ def _clean(path: Any) -> str | None:
     return norm
 
 
-def _iframes(judged: JudgedPackage) -> list[tuple[str, str, dict[str, Any]]]:
-    """(pointer of the block, its key, the block) of every iframe ``component``/``render`` the host loads."""
-    found = []
-    for pointer, surface in judged.surfaces:
-        for key in ("component", "render"):
-            block = surface.get(key)
-            if isinstance(block, dict) and block.get("renderer") == "iframe":
-                found.append((join(pointer, key), key, block))
-    return found
+def _iframes(judged: JudgedPackage) -> list[tuple[str, Render]]:
+    """(its key, the block) of every iframe ``component``/``render`` the host loads."""
+    return [(key, block) for s in judged.surfaces for key, block in s.blocks if block.renderer == "iframe"]
 
 
 def declared_outputs(judged: JudgedPackage) -> list[Output]:
@@ -135,26 +132,32 @@ def declared_outputs(judged: JudgedPackage) -> list[Output]:
     outputs: list[Output] = []
     module = judged.module
     if module is not None:
-        for key, what in (("entry", "the UI module entry"), ("css", "the UI module stylesheet")):
-            path = _clean(module.get(key))
+        for key, value, what in (
+            ("entry", module.entry, "the UI module entry"),
+            ("css", module.css, "the UI module stylesheet"),
+        ):
+            path = _clean(value)
             if path:
-                outputs.append(Output(path, judged.pointer("app", "module", key), what, BUILD_UI))
-        entry = _clean(module.get("entry"))
+                outputs.append(Output(path, module.at.child(key).pointer, what, BUILD_UI))
+        entry = _clean(module.entry)
         record = posixpath.join(posixpath.dirname(entry), RECORD_NAME) if entry else f"{OUT_DIR}/{RECORD_NAME}"
-        outputs.append(Output(record, judged.pointer("app", "module"), "the shared-imports record", BUILD_UI))
+        outputs.append(Output(record, module.at.pointer, "the shared-imports record", BUILD_UI))
     seen: set[str] = set()
-    for pointer, event in judged.events:
-        subject = event.get("subject")
-        path = _clean(f"dist/src/events/{subject}.js") if isinstance(subject, str) and subject else None
+    for event in judged.events:
+        subject = event.subject
+        path = _clean(f"dist/src/events/{subject}.js") if subject else None
         if path and subject not in seen:
             seen.add(str(subject))
             hint = f"compile src/events/{subject}.ts to {path} before packing"
-            outputs.append(Output(path, join(pointer, "subject"), f'the compiled event subject "{subject}"', hint))
-    for pointer, _, block in _iframes(judged):
-        path = _clean(block.get("url"))
+            pointer = event.at.child("subject").pointer
+            outputs.append(Output(path, pointer, f'the compiled event subject "{subject}"', hint))
+    for _, block in _iframes(judged):
+        path = _clean(block.url)
         if path:
             outputs.append(
-                Output(path, join(pointer, "url"), "the iframe surface entry", "create the surface's entry file")
+                Output(
+                    path, block.at.child("url").pointer, "the iframe surface entry", "create the surface's entry file"
+                )
             )
     return outputs
 
@@ -231,9 +234,9 @@ def _bundle_root_diagnostics(judged: JudgedPackage, packed: set[str]) -> list[Di
     assert package is not None
     defaults = parse_rules("\n".join(DEFAULT_RULES))
     found = []
-    for pointer, _, spec in _iframes(judged):
-        entry = _clean(spec.get("url"))
-        if spec.get("assetMode") != "bundle" or entry is None:
+    for _, spec in _iframes(judged):
+        entry = _clean(spec.url)
+        if spec.asset_mode != "bundle" or entry is None:
             continue
         folder = _surface_root(entry)
         missing = sorted(
@@ -248,7 +251,7 @@ def _bundle_root_diagnostics(judged: JudgedPackage, packed: set[str]) -> list[Di
                     "error",
                     NB1705.id,
                     MANIFEST,
-                    join(pointer, "assetMode"),
+                    spec.at.child("assetMode").pointer,
                     f"the surface is served as a bundle from {folder}/ but the tarball leaves out {shown}",
                     _left_out_hint(package, missing[0]),
                 )

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from neuralis_build.diagnostics import Code, Diagnostic, code
 from neuralis_build.jsonpointer import join
-from neuralis_build.package import MANIFEST
+from neuralis_build.npm.packagejson import MANIFEST
 
 REQUIRE_CONDITIONS = frozenset({"require", "node", "module-sync"})
 SUBPATH = "./package.json"

@@ -9,8 +9,8 @@ from typing import Any
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.limits import MAX_PATH_DEPTH
+from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.pack import nodepath
-from neuralis_build.package import MANIFEST
 
 NB1701 = code("NB1701", "name-version-missing", "npm packs only a package with a name and a version")
 NB1702 = code("NB1702", "files-not-array", "package.json files is not an array of path patterns")

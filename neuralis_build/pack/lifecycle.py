@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, ScriptError
+from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.pack.fields import identity_diagnostics, js_string, normalize_bin
-from neuralis_build.package import MANIFEST, Package, load_package
+from neuralis_build.package import Package, load_package
 
 if TYPE_CHECKING:
     from typing import Literal

@@ -9,14 +9,15 @@ from neuralis_build.archivepath import NB1803, path_problem
 from neuralis_build.diagnostics import Diagnostic, code, has_errors
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.judged import JudgedPackage
-from neuralis_build.manifest.sections.buildmode import NB1617
-from neuralis_build.manifest.sections.outputs import NB1615
+from neuralis_build.npm.packagejson import MANIFEST
+from neuralis_build.outputs.buildmode import NB1617
+from neuralis_build.outputs.rules import NB1615
 from neuralis_build.pack.coverage import NB1706, declared_outputs, files_entry_diagnostics, output_diagnostics
 from neuralis_build.pack.exports import exports_diagnostics
 from neuralis_build.pack.fields import files_diagnostics, identity_diagnostics, js_truthy
 from neuralis_build.pack.packlist import packlist_exact
 from neuralis_build.pack.tarball import PackResult
-from neuralis_build.package import MANIFEST, Package
+from neuralis_build.package import Package
 from neuralis_build.printable import shown
 
 NB1709 = code("NB1709", "bundled-dependencies", "bundleDependencies are not packed by neuralis-build pack")

@@ -16,14 +16,14 @@ import os
 from pathlib import Path
 
 from neuralis_build.errors import NeuralisError, UsageError, UserError
+from neuralis_build.npm.packagejson import read_object
 from neuralis_build.pack.walker import IGNORE_FILES
 from neuralis_build.process import run, which
 from neuralis_build.regularfile import read_regular
-from neuralis_build.ui.resolve import read_manifest
 
 
 def _declares_workspaces(folder: Path) -> bool:
-    manifest = read_manifest(folder)  # None when unreadable: npm's read-package-json-fast fails and moves on up
+    manifest = read_object(folder)  # None when unreadable: npm's read-package-json-fast fails and moves on up
     return manifest is not None and "workspaces" in manifest
 
 

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from neuralis_build.errors import UsageError, UserError
+from neuralis_build.npm.packagejson import MANIFEST, read_package_json
+from neuralis_build.regularfile import NotRegularFile
 from neuralis_build.scaffold.merge import dump_json_like
 from neuralis_build.scaffold.monorepo import RootWorkflow, own_files, plan_root_workflow
 from neuralis_build.scaffold.render import RECORD, PlannedFile
 from neuralis_build.scaffold.wiring import LIFECYCLE, Wiring, plan_wiring, reaches_vite_build, toolchain_outputs
 from neuralis_build.scaffold.writer import WritePlan, plan_write
-from neuralis_build.strictjson import parse
 
-MANIFEST = "package.json"
 # Fields a template may add to an existing package.json. The others (private, type, exports, version…)
 # change what the package is or how it resolves, so they stay the author's. ``config`` carries the
 # toolchain's install pin, which the npm-script wrapper and the workflow read.
@@ -51,20 +51,17 @@ class AdoptPlan:
 
 def read_manifest(root: Path) -> tuple[str, dict[str, Any]]:
     """The existing package.json's text and object; there must be one (init adopts, new creates)."""
-    path = root / MANIFEST
-    if not path.is_file():
+    read = read_package_json(root)
+    if read.raw is None and isinstance(read.error, FileNotFoundError | NotRegularFile):
         raise UsageError(
             f"{root} has no package.json: neuralis init adds a template to an existing npm package",
             hint="run npm init first, or create a new package with neuralis new",
         )
-    try:
-        text = path.read_bytes().decode("utf-8")
-        data = parse(text)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UserError(f"{path}: not readable as JSON ({exc})", hint="fix package.json first") from None
-    if not isinstance(data, dict):
-        raise UserError(f"{path}: package.json is not a JSON object")
-    return text, data
+    if read.error is not None:
+        raise UserError(f"{read.path}: not readable as JSON ({read.error})", hint="fix package.json first")
+    if read.object is None or read.text is None:
+        raise UserError(f"{read.path}: package.json is not a JSON object")
+    return read.text, read.object
 
 
 def adopt_manifest(

@@ -11,7 +11,7 @@ from typing import Any
 
 from neuralis_build import __version__
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.npmname import tarball_stem
+from neuralis_build.npm.names import tarball_stem
 from neuralis_build.scaffold.monorepo import RootWorkflow, own_files, plan_root_workflow, write_root_workflow
 from neuralis_build.scaffold.names import Names, bare_name, check_name, title_case
 from neuralis_build.scaffold.render import PlannedFile, render_template, scaffold_record

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from neuralis_build.errors import UserError
 from neuralis_build.manifest.sections.credentials import reserved_namespace
-from neuralis_build.npmname import name_problems, suggest_name
+from neuralis_build.npm.names import name_problems, suggest_name
 from neuralis_build.ui.verdict import pascal_case  # one spelling of <Name>, shared with the UI build
 
 _WORD = re.compile(r"[A-Za-z0-9]+")

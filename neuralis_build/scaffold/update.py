@@ -119,11 +119,11 @@ def current_answers(root: Path, record: Record) -> tuple[dict[str, str], tuple[s
     rendered with the name it has; the id (and every name derived from it: files, tools, widget types)
     stays the recorded one, so no file moves and no id the host has stored changes under the author.
     """
-    from neuralis_build.npmname import name_problems
+    from neuralis_build.npm.names import name_problems
+    from neuralis_build.npm.packagejson import read_object
     from neuralis_build.scaffold.create import INITIAL_VERSION
-    from neuralis_build.ui.resolve import read_manifest
 
-    manifest = read_manifest(root) or {}
+    manifest = read_object(root) or {}
     answers = dict(record.answers)
     followed = []
     name = manifest.get("name")

@@ -101,11 +101,12 @@ def _tailwind_problem(package: Package, meta: Mapping[str, Any], staged: Path, s
     css_path = staged / "host.css"
     if not css_path.is_file() or not re.search(_DIRECTIVE, css_path.read_text("utf-8")):
         return None
-    from neuralis_build.ui.resolve import read_manifest, resolve_package
+    from neuralis_build.npm.nodemodules import resolve_package
+    from neuralis_build.npm.packagejson import read_object
 
     root = package.root
     folder = resolve_package(root, "tailwindcss")
-    manifest = read_manifest(folder) if folder is not None else None
+    manifest = read_object(folder) if folder is not None else None
     version = manifest.get("version") if manifest is not None else None
     v4 = not (isinstance(version, str) and version.startswith(("0.", "1.", "2.", "3.")))
     own = sorted(p for p in meta.get("inputs", {}) if p.endswith(".css") and "node_modules/" not in p)
@@ -138,7 +139,7 @@ def _panda_problem(package: Package, meta: Mapping[str, Any], styling: Styling) 
     generated = sorted(p for p in meta.get("inputs", {}) if "styled-system/" in p and "node_modules/" not in p)
     if not generated:
         return None
-    from neuralis_build.ui.resolve import resolve_package
+    from neuralis_build.npm.nodemodules import resolve_package
 
     root = package.root
     if resolve_package(root, "@pandacss/dev") is None:

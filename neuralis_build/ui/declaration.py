@@ -6,7 +6,8 @@ import json
 from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Code, Diagnostic, code
-from neuralis_build.package import MANIFEST, Package
+from neuralis_build.npm.packagejson import MANIFEST
+from neuralis_build.package import ABSENT, Package
 from neuralis_build.ui.outdir import OUT_DIR
 
 if TYPE_CHECKING:
@@ -44,23 +45,25 @@ def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
             )
         ]
     problems = []
-    entry = module.get("entry")
+    has_entry = package.written(f"{MODULE}/entry") is not ABSENT
+    entry = module.entry
     if entry != OUT_JS:
         line = _line(package, f"{MODULE}/entry") or _line(package, MODULE)
         problems.append(
             manifest_diag(
                 package,
                 NB1909,
-                f"{MODULE}/entry" if "entry" in module else MODULE,
-                f"app.module.entry is {_show(entry)}, but the build emits {OUT_JS}",
+                f"{MODULE}/entry" if has_entry else MODULE,
+                f"app.module.entry is {_show(package.written(f'{MODULE}/entry'))}, but the build emits {OUT_JS}",
                 f'set "entry": "{OUT_JS}" on line {line} of package.json',
             )
         )
-    declared_css = module.get("css")
-    if css and declared_css != OUT_CSS:
-        pointer = f"{MODULE}/css" if "css" in module else MODULE
+    declared_css = package.written(f"{MODULE}/css")
+    has_css = declared_css is not ABSENT
+    if css and module.css != OUT_CSS:
+        pointer = f"{MODULE}/css" if has_css else MODULE
         line = _line(package, pointer)
-        action = "set" if "css" in module else "add"
+        action = "set" if has_css else "add"
         problems.append(
             manifest_diag(
                 package,
@@ -70,7 +73,7 @@ def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
                 f'{action} "css": "{OUT_CSS}" in app.module (line {line} of package.json)',
             )
         )
-    elif not css and "css" in module:
+    elif not css and has_css:
         line = _line(package, f"{MODULE}/css")
         problems.append(
             manifest_diag(
@@ -87,12 +90,12 @@ def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
 def _undeclared_hint(package: Package, css: bool) -> str:
     """Where to put app.module: into an existing "app" object, never beside it (a second "app" key)."""
     wanted = json.dumps({"entry": OUT_JS, "css": OUT_CSS} if css else {"entry": OUT_JS})
-    app = package.block.get("app") if package.block else None
+    app = package.written("/neuralis/app")
     if isinstance(app, dict):
-        if "module" in app:  # present but not an object
+        if package.written(MODULE) is not ABSENT:  # present but not an object
             return f'replace "module" in "app" (line {_line(package, MODULE)} of package.json) with {wanted}'
         return f'add "module": {wanted} to the "app" object (line {_line(package, "/neuralis/app")} of package.json)'
-    if app is not None:
+    if app is not ABSENT and app is not None:
         return f'replace "app" (line {_line(package, "/neuralis/app")} of package.json) with {{"module": {wanted}}}'
     line = _line(package, "/neuralis")
     at = f" (line {line} of package.json)" if line else ""
@@ -100,4 +103,4 @@ def _undeclared_hint(package: Package, css: bool) -> str:
 
 
 def _show(value: Any) -> str:
-    return "absent" if value is None else f'"{value}"' if isinstance(value, str) else repr(value)
+    return "absent" if value is None or value is ABSENT else f'"{value}"' if isinstance(value, str) else repr(value)

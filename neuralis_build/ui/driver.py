@@ -60,8 +60,8 @@ _NO_EXPORT = r'^No matching export in "(?P<file>[^"]+)" for import "(?P<name>[^"
 
 def _no_export_hint(file: str, name: str, root: Path) -> str:
     """What to do about an import of a name the imported file does not export (a library's API changed)."""
+    from neuralis_build.npm.packagejson import read_object
     from neuralis_build.ui.graph import package_of
-    from neuralis_build.ui.resolve import read_manifest
 
     suffix = re.search(r"\?(url|raw|inline|worker|sharedworker)\b", file)
     if suffix is not None:  # esbuild read the file; the suffix is Vite's, and means nothing to it
@@ -74,7 +74,7 @@ def _no_export_hint(file: str, name: str, root: Path) -> str:
     package = package_of(file)
     if package is None:
         return f"{file} has {what}: check the name (exports are case-sensitive), or export it from that file"
-    manifest = read_manifest(root / (file[: file.rfind("node_modules/")] + "node_modules/" + package))
+    manifest = read_object(root / (file[: file.rfind("node_modules/")] + "node_modules/" + package))
     version = manifest.get("version") if manifest is not None else None  # the version really installed
     installed = f"{package}@{version}" if isinstance(version, str) else package
     return (
@@ -85,7 +85,7 @@ def _no_export_hint(file: str, name: str, root: Path) -> str:
 
 
 def _hint(message: Message, root: Path) -> str:
-    from neuralis_build.npmname import is_builtin
+    from neuralis_build.npm.names import is_builtin
 
     m = re.match(UNRESOLVED, message.text)
     if m:

@@ -56,10 +56,10 @@ chain that brought it. (A tuple: only a duplicate builds one, and a class would 
 
 
 def _copy(package: Package, meta: Mapping[str, Any], entry: str, folder: str, first: str) -> Copy:
+    from neuralis_build.npm.packagejson import read_object
     from neuralis_build.ui.graph import describe_chain, import_chain, package_of
-    from neuralis_build.ui.resolve import read_manifest
 
-    manifest = read_manifest(package.root / folder)
+    manifest = read_object(package.root / folder)
     version = manifest.get("version") if manifest is not None else None
     parent = folder[: folder.rfind(_MARK)].rstrip("/")
     dependent = package_of(parent) if _MARK in parent else None

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.errors import DiagnosedError
-from neuralis_build.package import Package, events_of
+from neuralis_build.npm.packagejson import MANIFEST
+from neuralis_build.package import Package
 from neuralis_build.ui.buildrecord import RECORD, hash_inputs, render
 from neuralis_build.ui.driver import run_build
 from neuralis_build.ui.esbuild import find_esbuild
@@ -62,9 +63,11 @@ class EventsBuildResult:
             remove(self.staged)
 
 
-def declared_subjects(package: Package) -> list[tuple[int, str]]:
-    """(index, subject) of every ``neuralis.events[]`` entry with a string subject."""
-    return [(i, e["subject"]) for i, e in events_of(package.block) if isinstance(e.get("subject"), str)]
+def declared_subjects(package: Package) -> list[tuple[str, str]]:
+    """(pointer, subject) of every declared ``neuralis.events[]`` entry with a string subject."""
+    declared = package.declared
+    events = declared.events if declared is not None else ()
+    return [(e.at.child("subject").pointer, e.subject) for e in events if e.subject is not None]
 
 
 def has_sources(package: Package) -> bool:
@@ -75,16 +78,15 @@ def has_sources(package: Package) -> bool:
 
 def check_sources(package: Package) -> None:
     """Refuse declared subjects without src/events/<subject>.ts: check's own rule (NB0706), run here."""
-    from neuralis_build.diagnostics import Diagnostics
-    from neuralis_build.manifest.checker import Checker
-    from neuralis_build.manifest.sections.events import NB0706, _subject_sources
-
-    block = package.block
-    if not isinstance(block, dict):
+    subjects = declared_subjects(package)
+    if not subjects:
         return
-    checker = Checker(Diagnostics(), "first-party", package)
-    _subject_sources(block, checker)
-    problems = [package.locate(d) for d in checker.diags.items if d.code == NB0706.id]
+    from neuralis_build.manifest.sections.events import missing_sources
+
+    problems = [
+        package.locate(Diagnostic("error", found.id, MANIFEST, at, message, hint))
+        for found, at, message, hint in missing_sources(subjects, package.contract.of("event"))
+    ]
     if problems:
         raise DiagnosedError("event subjects are missing their source files", problems)
 

@@ -148,7 +148,7 @@ def _rel(root: Path, path: Path) -> str:
 
 def _package_named(root: Path, literal: str) -> str | None:
     """The installed package a bare name starts with (``pdfjs-dist/build/x.mjs``), or None."""
-    from neuralis_build.ui.resolve import package_name_of
+    from neuralis_build.npm.nodemodules import package_name_of
 
     if literal.startswith("."):
         return None

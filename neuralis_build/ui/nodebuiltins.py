@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, SubprocessError
-from neuralis_build.npmname import is_builtin
+from neuralis_build.npm.names import is_builtin
 from neuralis_build.ui.driver import NB1900, UNRESOLVED, locate_import
 from neuralis_build.ui.graph import describe_chain, first_dependency, import_chain, package_of
 

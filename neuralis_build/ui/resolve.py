@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.package import module_of
-from neuralis_build.regularfile import read_regular
-from neuralis_build.strictjson import JSONRefused, parse
+from neuralis_build.model.block import read_block
+from neuralis_build.npm.nodemodules import node_modules_dirs, package_dirs, resolve_package
+from neuralis_build.npm.packagejson import read_object, read_package_json
 
 if TYPE_CHECKING:
     from typing import Any
@@ -38,44 +38,6 @@ class UiPackage:
     provides: tuple[str, ...]
 
 
-def node_modules_dirs(start: Path) -> Iterator[Path]:
-    """The ``node_modules`` folders Node searches from ``start``, nearest first."""
-    for folder in (start, *start.parents):
-        if folder.name != "node_modules":
-            candidate = folder / "node_modules"
-            if candidate.is_dir():
-                yield candidate
-
-
-def _package_dirs(node_modules: Path) -> Iterator[tuple[str, Path]]:
-    try:
-        entries = sorted(os.scandir(node_modules), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        if entry.name.startswith("@"):
-            try:
-                scoped = sorted(os.scandir(entry.path), key=lambda e: e.name)
-            except OSError:
-                continue
-            for inner in scoped:
-                if not inner.name.startswith("."):
-                    yield f"{entry.name}/{inner.name}", Path(inner.path)
-        else:
-            yield entry.name, Path(entry.path)
-
-
-def read_manifest(folder: Path) -> dict[str, Any] | None:
-    """A package folder's package.json as an object, or None when absent or unreadable."""
-    try:  # a dependency's package.json may be hostile: a FIFO is refused, deep JSON is a ValueError
-        data = parse(read_regular(folder / "package.json").decode("utf-8-sig"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 class Unreadable(Exception):
     """A dependency's package.json that cannot be read as Node reads it: the file and why."""
 
@@ -91,27 +53,21 @@ def ui_package(name: str, folder: Path) -> UiPackage | None:
     A package.json that mentions ``"neuralis"`` but cannot be read raises :class:`Unreadable`: the host
     could not load it either, and whoever builds against it is told (NB1917), never left to guess.
     """
-    path = folder / "package.json"
-    try:
-        raw = read_regular(path)  # a FIFO is refused, never waited on
-    except FileNotFoundError:
+    read = read_package_json(folder, parse=False)
+    if read.missing:
         return None  # a folder that is no package (a scope's leftover, a cache)
-    except OSError as exc:
-        raise Unreadable(path, exc.strerror or str(exc)) from None
-    if b'"neuralis"' not in raw:  # cheap: most of node_modules is not Neuralis
+    if read.raw is None:
+        raise Unreadable(read.path, read.reason)
+    if b'"neuralis"' not in read.raw:  # cheap: most of node_modules is not Neuralis
         return None
-    try:
-        manifest = parse(raw.decode("utf-8-sig"))  # npm strips a byte-order mark
-    except UnicodeDecodeError as exc:
-        raise Unreadable(path, f"not UTF-8 text (byte {exc.start})") from None
-    except JSONRefused as exc:  # not JSON Node reads, or too deep
-        raise Unreadable(path, f"not valid JSON: {exc.problems[0].message}") from None
-    module = module_of(manifest.get("neuralis")) if isinstance(manifest, dict) else None
+    read = read.parse()
+    if read.error is not None:
+        raise Unreadable(read.path, read.reason)
+    block = read_block(read.object.get("neuralis")) if read.object is not None else None
+    module = block.module if block is not None else None
     if module is None:
         return None
-    provides = module.get("provides")
-    ids = [p for p in provides if isinstance(p, str)] if isinstance(provides, list) else []
-    own = tuple(sorted({p for p in ids if p.startswith(name + "/")}))
+    own = tuple(sorted({p for p in module.provides if p.startswith(name + "/")}))
     return UiPackage(name, folder, own)
 
 
@@ -144,7 +100,7 @@ def installed_ui_packages(start: Path, *, exclude: str | None = None) -> Install
     found: dict[str, UiPackage] = {}
     unreadable: list[Unreadable] = []
     for node_modules in node_modules_dirs(start):
-        for name, folder in _package_dirs(node_modules):
+        for name, folder in package_dirs(node_modules):
             if name in seen:
                 continue
             seen.add(name)
@@ -160,21 +116,6 @@ def installed_ui_packages(start: Path, *, exclude: str | None = None) -> Install
     return InstalledUi(dict(sorted(found.items())), tuple(unreadable))
 
 
-def resolve_package(start: Path, name: str) -> Path | None:
-    """The folder of package ``name`` as Node resolves it from ``start``."""
-    for node_modules in node_modules_dirs(start):
-        folder = node_modules / name
-        if (folder / "package.json").is_file():
-            return folder
-    return None
-
-
-def package_name_of(module_id: str) -> str:
-    """The package part of a bare module id: ``@a/b/c`` → ``@a/b``, ``react/x`` → ``react``."""
-    parts = module_id.split("/")
-    return "/".join(parts[:2]) if module_id.startswith("@") else parts[0]
-
-
 _MAJOR = re.compile(r"^\s*v?(\d+)")
 _SIMPLE_RANGE = re.compile(r"^\s*[\^~]?(\d+)(?:\.(?:\d+|[xX*])){0,2}\s*$")
 
@@ -182,7 +123,7 @@ _SIMPLE_RANGE = re.compile(r"^\s*[\^~]?(\d+)(?:\.(?:\d+|[xX*])){0,2}\s*$")
 def installed_react_major(start: Path) -> int | None:
     """The major of the ``react`` that Node resolves from ``start``."""
     folder = resolve_package(start, "react")
-    manifest = read_manifest(folder) if folder is not None else None
+    manifest = read_object(folder) if folder is not None else None
     version = manifest.get("version") if manifest else None
     m = _MAJOR.match(version) if isinstance(version, str) else None
     return int(m.group(1)) if m else None

@@ -75,7 +75,7 @@ def scan(package: Package) -> Styling:
 
 def installed_tool(root: Path, ext: str) -> str | None:
     """The package that compiles ``ext`` as Node resolves it from the package, else None."""
-    from neuralis_build.ui.resolve import resolve_package
+    from neuralis_build.npm.nodemodules import resolve_package
 
     return next((name for name in TOOLS[ext] if resolve_package(root, name) is not None), None)
 

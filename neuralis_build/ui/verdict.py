@@ -21,6 +21,7 @@ from neuralis_build.ui.record import RECORD_NAME, RecordProblem, SharedImportsRe
 if TYPE_CHECKING:
     from typing import Any
 
+    from neuralis_build.model.block import Module
     from neuralis_build.ui.esbuild import EsbuildRunner
 
 INSTALL_EXPORT = re.compile(r"^install[A-Z][A-Za-z0-9]*HostComponents$")
@@ -185,7 +186,7 @@ MODULE = "/neuralis/app/module"
 
 def judge_module(
     root: Path,
-    module: Mapping[str, Any] | None,
+    module: Module | None,
     host: HostProfile,
     available: Collection[str],
     *,
@@ -197,12 +198,12 @@ def judge_module(
     ``module`` is the package's effective ``app.module``; ``available`` is every id the host can hand
     the module: its shared modules plus the ids published by the packages it loads.
     """
-    if not isinstance(module, Mapping) or not isinstance(module.get("entry"), str):
+    if module is None or module.entry is None:
         return ModuleVerdict(
             (ModuleProblem(NB1601, "package.json", MODULE, "the package declares no app.module entry"),)
         )
     problems: list[ModuleProblem] = []
-    entry_rel: str = module["entry"]
+    entry_rel = module.entry
     entry = _inside(root, entry_rel)
     if entry is None:
         return ModuleVerdict(
@@ -212,8 +213,8 @@ def judge_module(
         return ModuleVerdict(
             (ModuleProblem(NB1601, "package.json", f"{MODULE}/entry", f"{entry_rel} has not been built", REBUILD),)
         )
-    css_rel = module.get("css")
-    if isinstance(css_rel, str):
+    css_rel = module.css
+    if css_rel is not None:
         css = _inside(root, css_rel)
         if css is None:
             problems.append(

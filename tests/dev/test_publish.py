@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from neuralis_build.dev.publish import publish_test_event
+from neuralis_build.model.block import read_block
 from tests.conftest import requires_node
 from tests.ui.ui_helpers import build_file_tree
 
@@ -42,7 +43,7 @@ def ask(
     root: Path, data: object, state: object = {"owner": "dev-user"}, block: dict = BLOCK, trust: str = "first-party"
 ):
     request = {"event": "report.failed", "subjectId": "r-1", "projectId": "p", "data": data, "state": state}
-    return publish_test_event(root, block, request, trust, "acme-reports").to_json()
+    return publish_test_event(root, read_block(block), request, trust, "acme-reports").to_json()
 
 
 @requires_node

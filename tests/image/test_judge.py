@@ -11,10 +11,11 @@ import pytest
 
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.image.judge import ModuleVerdict, reported
+from neuralis_build.model.block import read_module
 from neuralis_build.ui.verdict import judge_module
 from tests.conftest import build_file_tree
 
-MODULE = {"entry": "dist/app/host.js"}
+MODULE = read_module({"entry": "dist/app/host.js"})
 BUNDLE = 'import{jsx}from"react/jsx-runtime";function a(){}export{a as installAcmeHostComponents};\n'
 
 

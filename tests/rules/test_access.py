@@ -13,7 +13,7 @@ def test_trust_is_ignored_at_every_tier(check_tree, trust, claimed):
     result = check_tree({"package.json": manifest({"access": {"trust": claimed}})}, trust)
     assert findings(result) == [("warning", "NB1501", "/neuralis/access/trust")]
     assert result.ok
-    assert result.effective == {"access": {}}
+    assert result.block.raw == {"access": {}}
 
 
 def test_message_names_the_claim_and_the_assigned_tier(check_tree):

@@ -30,7 +30,7 @@ def test_dropped_below_first_party(check_tree, trust):
     block = {"app": {"module": {"entry": "/abs/host.js", "extra": 1}, "surfaces": []}}
     result = check_tree({"package.json": manifest(block)}, trust)
     assert findings(result) == [("warning", "NB0401", M)]
-    assert result.effective == {"app": {"surfaces": []}}
+    assert result.block.raw == {"app": {"surfaces": []}}
 
 
 def test_exact_keys(check_block):

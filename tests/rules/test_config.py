@@ -11,6 +11,7 @@ from neuralis_build.check import check_path
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.manifest.schema import neuralis_block_schema
 from neuralis_build.manifest.sections.config import config_keys
+from neuralis_build.model.block import read_block
 
 STEPS = {
     "key": "acmeMaxSteps",
@@ -46,9 +47,9 @@ def test_honored_for_first_party_only(tmp_path, trust):
     assert [(d.severity, d.code, d.pointer) for d in result.diagnostics] == [
         ("warning", "NB1110", "/neuralis/configSettings")
     ]
-    assert result.effective == {"id": "p"}
-    assert config_keys(result.effective) == []
-    assert config_keys(check_path(tmp_path, "first-party").effective) == ["acmeMaxSteps"]
+    assert result.block.raw == {"id": "p"}
+    assert config_keys(result.block) == []
+    assert [k.value for k in config_keys(check_path(tmp_path, "first-party").block)] == ["acmeMaxSteps"]
 
 
 def test_lower_tiers_do_not_validate_a_dropped_field(check_block):
@@ -113,7 +114,7 @@ def test_json_ignores_env_fallback(tmp_path):
     )
     result = check_path(tmp_path, "first-party")
     assert [(d.severity, d.code, d.pointer) for d in result.diagnostics] == [("warning", "NB1108", P + "/envFallback")]
-    assert result.effective == {"configSettings": [LAYOUT]}
+    assert result.block.raw == {"configSettings": [LAYOUT]}
 
 
 @pytest.mark.parametrize("env", ["max-steps", "1STEPS", "MAX STEPS", ""])
@@ -158,10 +159,13 @@ def test_default_host_profile_lists_platform_keys(check_block):
 
 
 def test_config_keys_helper():
-    block = {"configSettings": [STEPS, DEBUG, "junk", {"label": "no key"}, STEPS]}
-    assert config_keys(block) == ["acmeMaxSteps", "searchDebug"]
+    block = read_block({"configSettings": [STEPS, DEBUG, "junk", {"label": "no key"}, STEPS]})
+    assert [(k.value, k.at.pointer) for k in config_keys(block)] == [
+        ("acmeMaxSteps", "/neuralis/configSettings/0/key"),
+        ("searchDebug", "/neuralis/configSettings/1/key"),
+    ]
     assert config_keys(None) == []
-    assert config_keys({}) == []
+    assert config_keys(read_block({})) == []
 
 
 def test_schema_agrees_with_the_validator():

@@ -15,6 +15,7 @@ from neuralis_build.hostprofile import HostProfile
 from neuralis_build.manifest.names import is_generic_tool_name
 from neuralis_build.manifest.schema import neuralis_block_schema
 from neuralis_build.manifest.sections.contributions import tool_names, tool_sources
+from neuralis_build.model.block import read_block
 from neuralis_build.package import load_package
 
 Found = list[tuple[str, str, str, str]]
@@ -134,14 +135,14 @@ def test_file_overrides_inline_entry(pkg, key, entry, file):
     ]
     assert file in result.diagnostics[0].message
     assert result.ok
-    assert result.effective == {key: [keep]}
+    assert result.block.raw == {key: [keep]}
 
 
 def test_inline_team_entry_naming_its_own_file_is_not_overridden(pkg):
     block = {"team": [{"id": "writer", "name": "Writer", "template": "./team/writer.md"}]}
     result = check_path(write(pkg, block, FILES), "first-party")
     assert result.diagnostics == []
-    assert result.effective == block
+    assert result.block.raw == block
 
 
 @pytest.mark.parametrize(
@@ -326,9 +327,9 @@ def test_tool_names_helper(pkg):
         "acme_b": "package.json",
         "acme_c": "tools/acme_c.json",
     }
-    effective = check_path(pkg, "first-party").effective
-    assert tool_sources(package, effective) == tool_sources(package)
-    assert tool_names(package, {}) == ["acme_a", "acme_c"]
+    loaded = check_path(pkg, "first-party").block
+    assert tool_sources(package, loaded) == tool_sources(package)
+    assert tool_names(package, read_block({})) == ["acme_a", "acme_c"]
 
 
 def test_schema_agrees_with_the_validator():

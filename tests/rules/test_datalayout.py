@@ -118,7 +118,7 @@ def test_machine_written_is_dropped_for_untrusted(tmp_path):
     assert [(d.severity, d.code, d.pointer) for d in result.diagnostics] == [
         ("warning", "NB1307", P + "/machineWritten")
     ]
-    assert result.effective == {
+    assert result.block.raw == {
         "dataLayout": {"directories": GOOD["directories"], "agentDirectories": ["memory", "cache"]}
     }
 

@@ -57,7 +57,7 @@ def test_dropped_below_first_party(check_tree, trust):
     block = {"events": [{"id": "BAD ID", "dataSchema": 3}]}
     result = check_tree({"package.json": manifest(block)}, trust)
     assert findings(result) == [("warning", "NB0701", E)]
-    assert result.effective == {}
+    assert result.block.raw == {}
 
 
 def test_at_most_64(check_block):

@@ -9,6 +9,7 @@ from neuralis_build.manifest.sections.provides import (
     oauth_prefixes_overlap,
     provided_services,
 )
+from neuralis_build.model.block import read_block
 from tests.conftest import findings, manifest
 
 ALL = [
@@ -26,8 +27,8 @@ ALL = [
 def test_every_service_is_accepted_first_party(check_tree):
     result = check_tree({"package.json": manifest({"provides": ALL})}, "first-party")
     assert findings(result) == []
-    assert result.effective is not None
-    assert provided_services(result.effective) == tuple(ALL)
+    assert result.block is not None
+    assert tuple(s.value for s in provided_services(result.block)) == tuple(ALL)
 
 
 @pytest.mark.parametrize("trust", ["trusted", "untrusted"])
@@ -35,8 +36,8 @@ def test_dropped_below_first_party(check_tree, trust):
     # not validated further: the host drops it before it could reject anything
     result = check_tree({"package.json": manifest({"provides": ["runtime", "bogus"]})}, trust)
     assert findings(result) == [("warning", "NB0201", "/neuralis/provides")]
-    assert result.effective == {}
-    assert provided_services(result.effective) == ()
+    assert result.block.raw == {}
+    assert provided_services(result.block) == ()
 
 
 def test_unknown_service(check_block):
@@ -97,5 +98,6 @@ def test_helpers_for_the_image_build():
     assert oauth_prefixes_overlap("acme_", "acme_x_")
     assert oauth_prefixes_overlap("acme_x_", "acme_")
     assert not oauth_prefixes_overlap("acme_", "acmex_")
-    assert provided_services({"provides": ["runtime", 3]}) == ("runtime",)
-    assert provided_services({"provides": "runtime"}) == ()
+    services = provided_services(read_block({"provides": ["runtime", 3]}))
+    assert [(s.value, s.at.pointer) for s in services] == [("runtime", "/neuralis/provides/0")]
+    assert provided_services(read_block({"provides": "runtime"})) == ()

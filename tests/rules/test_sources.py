@@ -106,7 +106,7 @@ def test_every_gate_is_reported_and_the_entry_is_dropped_once(check_tree):
         ("warning", "NB0907", "/neuralis/sources/1/seed"),
     ]
     assert result.ok
-    assert result.effective == {"sources": [{**DATA, "source": "keep"}]}
+    assert result.block.raw == {"sources": [{**DATA, "source": "keep"}]}
 
 
 def test_gated_source_is_kept_for_higher_tiers(tmp_path):
@@ -114,8 +114,8 @@ def test_gated_source_is_kept_for_higher_tiers(tmp_path):
         '{"name": "p", "version": "1.0.0", "neuralis": {"sources": [{"source": "app", "kind": "local", '
         '"root": "${appRoot}", "scope": "global", "description": "Platform files", "seed": "auto"}]}}'
     )
-    assert check_path(tmp_path, "first-party").effective["sources"][0]["source"] == "app"
-    assert check_path(tmp_path, "trusted").effective == {"sources": []}
+    assert check_path(tmp_path, "first-party").block.raw["sources"][0]["source"] == "app"
+    assert check_path(tmp_path, "trusted").block.raw == {"sources": []}
 
 
 def test_schema_agrees_with_the_validator():

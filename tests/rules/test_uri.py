@@ -138,7 +138,7 @@ def test_untrusted_floor_is_dropped_and_not_judged(tmp_path):
         ("warning", "NB1207", K + "/paths/0/floor"),
         ("warning", "NB1207", K + "/paths/1/floor"),
     ]
-    rules = result.effective["uriPolicies"][DATA]["paths"]
+    rules = result.block.raw["uriPolicies"][DATA]["paths"]
     assert rules == [{"path": "secrets/**", "read": False, "write": False}, {"path": "x", "read": True, "roles": ["a"]}]
 
 

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from neuralis_build.hostprofile import default_host_profile
+from neuralis_build.model.block import read_module
 from neuralis_build.ui.analyze import read_modules
 from neuralis_build.ui.record import parse_record
 from neuralis_build.ui.verdict import judge_module
@@ -76,7 +77,7 @@ def built(tmp_path, files):
 
 
 def judge(root, module=MODULE, host=HOST, available=AVAILABLE):
-    verdict = judge_module(root, module, host, available)
+    verdict = judge_module(root, read_module(module), host, available)
     return [(p.code.id, p.file, p.pointer) for p in verdict.problems], verdict
 
 

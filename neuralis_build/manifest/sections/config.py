@@ -5,7 +5,6 @@ Honored for first-party packages only: on any other tier the whole field is drop
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from neuralis_build.diagnostics import code
@@ -14,6 +13,8 @@ from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.secretnames import secret_word
 from neuralis_build.manifest.shape import Anything, Bool, Num, Str
+from neuralis_build.model.block import Block
+from neuralis_build.model.located import Located
 from neuralis_build.package import json_type
 
 NB1101 = code("NB1101", "config-setting-key", "a configSettings[] entry has a key outside its exact shape")
@@ -182,16 +183,10 @@ SECTION = Section(
 )
 
 
-def config_keys(block: Mapping[str, Any] | None) -> list[str]:
-    """The config keys a package contributes, in declaration order; pass the effective block of a check."""
-    if block is None:
-        return []
-    settings = block.get("configSettings")
-    if not isinstance(settings, list):
-        return []
-    keys: list[str] = []
-    for entry in settings:
-        key = entry.get("key") if isinstance(entry, dict) else None
-        if isinstance(key, str) and key not in keys:
-            keys.append(key)
-    return keys
+def config_keys(block: Block | None) -> list[Located[str]]:
+    """The config keys a package contributes, each at its first declaration; pass the block the host loads."""
+    keys: dict[str, Located[str]] = {}
+    for setting in block.config_settings if block is not None else ():
+        if setting.key is not None and setting.key not in keys:
+            keys[setting.key] = Located(setting.key, setting.at.child("key"))
+    return list(keys.values())

@@ -7,7 +7,6 @@ distribution); a tool name is one key for the whole deployment (spec: Tool names
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,7 @@ from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.names import entry_name_shape, is_tool_name, tool_name_shape, warn_tool_names
 from neuralis_build.manifest.paths import Containment, file_inside, path_problem
 from neuralis_build.manifest.shape import JSONSchema, JudgedStr, Shape, Str
+from neuralis_build.model.block import Block
 from neuralis_build.package import Package
 
 if TYPE_CHECKING:
@@ -234,23 +234,21 @@ SECTION = Section(
 )
 
 
-def tool_sources(package: Package, block: Mapping[str, Any] | None = None) -> dict[str, str]:
+def tool_sources(package: Package, block: Block | None = None) -> dict[str, str]:
     """Tool name → where the package defines it (its tools/ file, or "package.json" inline); files win.
 
-    Pass the effective block of a check (``JudgedPackage.effective``); without one the raw block is read.
+    Pass the block the host loads (``JudgedPackage.block``); without one the declared block is read.
     """
-    raw = package.block if block is None else block
+    typed = package.declared if block is None else block
     sources: dict[str, str] = {}
-    tools = raw.get("tools") if raw is not None else None
-    if isinstance(tools, list):
-        for entry in tools:
-            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
-                sources.setdefault(entry["name"], "package.json")
+    for tool in typed.tools if typed is not None else ():
+        if tool.name is not None:
+            sources.setdefault(tool.name, "package.json")
     for f in package.contract.of("tool").values():
         sources[f.name] = f.path
     return dict(sorted(sources.items()))
 
 
-def tool_names(package: Package, block: Mapping[str, Any] | None = None) -> list[str]:
+def tool_names(package: Package, block: Block | None = None) -> list[str]:
     """The sorted tool names a package contributes (file-based and inline, files overriding inline)."""
     return list(tool_sources(package, block))

@@ -6,10 +6,11 @@ whether the compiled ``dist/src/events/<subject>.js`` exists is a build-output c
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from neuralis_build.diagnostics import code
+from neuralis_build.diagnostics import Code, code
 from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
@@ -194,23 +195,35 @@ def _usable_values(block: dict[str, Any], c: Checker, key: str) -> list[tuple[st
     return found
 
 
-def _subject_sources(block: dict[str, Any], c: Checker) -> None:
-    subjects = _usable_values(block, c, "subject")
-    if c.package is None or not subjects:
-        return
-    sources = c.package.contract.of("event")
+def missing_sources(subjects: Iterable[tuple[str, str]], sources: Collection[str]) -> list[tuple[Code, str, str, str]]:
+    """(code, pointer, message, hint) for each (pointer, subject) without src/events/<subject>.ts (NB0706).
+
+    The rule is check's; the UI build asks it too, before it compiles anything.
+    """
+    found = []
     reported: set[str] = set()
     for at, subject in subjects:
         if subject in sources or subject in reported:
             continue
         reported.add(subject)
-        c.error(
-            NB0706,
-            at,
-            f'the subject "{subject}" has no source file {EVENTS_DIR}/{subject}.ts',
-            f"create {EVENTS_DIR}/{subject}.ts exporting subject and visible(event, session, state); "
-            "without the predicate every event is dropped",
+        found.append(
+            (
+                NB0706,
+                at,
+                f'the subject "{subject}" has no source file {EVENTS_DIR}/{subject}.ts',
+                f"create {EVENTS_DIR}/{subject}.ts exporting subject and visible(event, session, state); "
+                "without the predicate every event is dropped",
+            )
         )
+    return found
+
+
+def _subject_sources(block: dict[str, Any], c: Checker) -> None:
+    subjects = _usable_values(block, c, "subject")
+    if c.package is None or not subjects:
+        return
+    for found in missing_sources(subjects, c.package.contract.of("event")):
+        c.error(*found)
 
 
 def _dock_declared(block: dict[str, Any], c: Checker) -> None:

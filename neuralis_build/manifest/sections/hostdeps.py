@@ -15,7 +15,6 @@ from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.jsonpointer import escape
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.engine import Section
-from neuralis_build.package import module_of
 
 NB0411 = code(
     "NB0411", "module-host-dependency", "a package with a UI module lists a package the host provides in dependencies"
@@ -28,7 +27,7 @@ def host_packages_in_dependencies(block: dict[str, Any], c: Checker) -> None:
     """react, react-dom (any package the host profile provides) in dependencies of a package with app.module."""
     package = c.package
     # dropped below first-party: no UI module there (an invalid one is still meant as one)
-    if package is None or module_of(block) is None or c.is_dropped("/neuralis/app/module"):
+    if package is None or package.module is None or c.is_dropped("/neuralis/app/module"):
         return
     host = c.host or default_host_profile()
     provided = host.provided_packages

@@ -9,7 +9,7 @@ from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Field
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import Bool, Str
-from neuralis_build.npmname import name_problems
+from neuralis_build.npm.names import name_problems
 from neuralis_build.trust import at_least
 
 NB0110 = code("NB0110", "id-invalid", "the neuralis id is not a valid npm package name")

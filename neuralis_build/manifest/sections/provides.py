@@ -7,7 +7,6 @@ to judge the installed packages together (singletons, prefixes that overlap acro
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -18,6 +17,8 @@ from neuralis_build.manifest.checker import Checker, suggest
 from neuralis_build.manifest.compound import Arr, Field
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import JSONSchema, Shape, type_error
+from neuralis_build.model.block import Block
+from neuralis_build.model.located import Located
 
 NB0201 = code("NB0201", "provides-dropped", "provides is declared by a package that is not first-party; it is dropped")
 NB0202 = code("NB0202", "service-unknown", "a provides entry is not in the closed service vocabulary")
@@ -50,12 +51,9 @@ def oauth_prefixes_overlap(a: str, b: str) -> bool:
     return a.startswith(b) or b.startswith(a)
 
 
-def provided_services(effective: Mapping[str, Any]) -> tuple[str, ...]:
-    """The services an effective ``neuralis`` block provides (empty when provides was dropped or absent)."""
-    value = effective.get("provides")
-    if not isinstance(value, list):
-        return ()
-    return tuple(s for s in value if isinstance(s, str))
+def provided_services(block: Block) -> tuple[Located[str], ...]:
+    """The services a block the host loads provides, each where it is declared (empty when dropped or absent)."""
+    return block.provides
 
 
 def _prefix_problem(prefix: str) -> str | None:

@@ -126,7 +126,7 @@ def _hosted_tools_exist(block: dict[str, Any], c: Checker) -> None:
         return
     if c.package is None or not isinstance(block.get("tools", []), list):
         return
-    defined = set(tool_names(c.package, block))
+    defined = set(tool_names(c.package))
     for index, name in enumerate(listed):
         if name not in defined:
             c.warning(

@@ -2,21 +2,23 @@
 
 The build record beside the bundle (dist/app/build-inputs.json) names the mode the build defined
 ``process.env.NODE_ENV`` as. A development build keeps its libraries' development-only code (checks,
-warnings, larger and slower), so check warns and pack refuses it (refusals.py) until the production
+warnings, larger and slower), so check warns and pack refuses it (pack/refusals.py) until the production
 build (``npm run build:ui``) runs again.
 """
 
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
-from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.paths import path_problem
-from neuralis_build.package import module_of
 from neuralis_build.trust import at_least
+
+if TYPE_CHECKING:
+    from neuralis_build.model.block import Block
+    from neuralis_build.outputs import Found
 
 NB1617 = code("NB1617", "build-development", "the UI module was built for development (ui --watch), not production")
 
@@ -24,16 +26,19 @@ ENTRY = "/neuralis/app/module/entry"
 PRODUCTION_BUILD = "run the production build: npm run build:ui (neuralis-build ui)"
 
 
-def development_build(block: dict[str, Any], c: Checker) -> None:
-    """The built app.module entry's record says "development": a warning at the entry's line."""
+def development_build(block: Block, c: Checker, found: Found) -> None:
+    """The built app.module entry's record says "development": a warning at the entry's line.
+
+    Run after the module's own outputs rules: an entry they refused (not built, leading out) is not judged again.
+    """
     from neuralis_build.ui.stale import built_mode
 
-    module = module_of(block)
+    module = block.module
     package = c.package
     if package is None or module is None or not at_least(c.trust, "first-party"):
         return
-    entry = module.get("entry")
-    if not isinstance(entry, str) or not c.usable(ENTRY) or path_problem(entry) is not None:
+    entry = module.entry
+    if entry is None or not c.usable(ENTRY) or path_problem(entry) is not None:
         return
     output = str(PurePosixPath(entry))
     if not (package.root / output).is_file() or built_mode(package.root, output) != "development":
@@ -45,6 +50,3 @@ def development_build(block: dict[str, Any], c: Checker) -> None:
         'is in it and process.env.NODE_ENV is "development"',
         PRODUCTION_BUILD,
     )
-
-
-SECTION = Section(name="build-mode", fields={}, rules=(development_build,))

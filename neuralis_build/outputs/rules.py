@@ -1,4 +1,4 @@
-"""Declarations against build output: the built UI module and its record, and the compiled events.
+"""The rules of the outputs stage: the built UI module and its record, the compiled events, stale builds.
 
 The verdict on a UI module is ``neuralis_build.ui.verdict.judge_module``, the same judge the image
 build uses; these rules show its reasons as diagnostics (NB16xx).
@@ -7,18 +7,18 @@ build uses; these rules show its reasons as diagnostics (NB16xx).
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import code
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.manifest.checker import Checker
-from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.paths import path_problem
-from neuralis_build.package import events_of, module_of
 from neuralis_build.trust import at_least
 
 if TYPE_CHECKING:
     from neuralis_build.diagnostics import Severity
+    from neuralis_build.model.block import Block, Module
+    from neuralis_build.outputs import Found
 
 NB1603 = code("NB1603", "module-css-undeclared", "the build emitted a stylesheet that app.module does not declare")
 NB1612 = code("NB1612", "event-output-missing", "a declared event subject has not been compiled to dist/src/events/")
@@ -29,23 +29,23 @@ MODULE = "/neuralis/app/module"
 REBUILD = "build it: neuralis-build ui (npm run build:ui)"
 
 
-def _module_outputs(block: dict[str, Any], c: Checker) -> None:
+def module_outputs(block: Block, c: Checker, found: Found) -> None:
     """A declared app.module must be built, recorded and acceptable to the host profile."""
     from neuralis_build.ui.resolve import installed_ui_packages
     from neuralis_build.ui.verdict import NB1609, judge_module
 
-    module = module_of(block)
+    module = block.module
     package = c.package
     if package is None or module is None or not at_least(c.trust, "first-party") or not c.usable(MODULE):
         return
-    if not isinstance(module.get("entry"), str) or not c.usable(f"{MODULE}/entry"):
+    if module.entry is None or not c.usable(f"{MODULE}/entry"):
         return
     host = c.host or default_host_profile()
     installed = installed_ui_packages(package.root, exclude=package.name)
     c.diags.extend(installed.diagnostics(package.root))
     available = set(host.shared_modules) | {pid for pkg in installed.packages.values() for pid in pkg.provides}
     verdict = judge_module(package.root, module, host, available, package_id=package.id)
-    c.module_verdict = verdict  # handed on: the image and the host page judge availability, never parse again
+    found.module_verdict = verdict  # handed on: the image and the host page judge availability, never parse again
     for p in verdict.problems:
         # What other packages publish depends on what is installed here; the image build decides.
         severity: Severity = "warning" if p.code is NB1609 else "error"
@@ -55,9 +55,10 @@ def _module_outputs(block: dict[str, Any], c: Checker) -> None:
     _undeclared_css(package.root, module, c)
 
 
-def _undeclared_css(root: Path, module: dict[str, Any], c: Checker) -> None:
-    entry = PurePosixPath(module["entry"])
-    if "css" in module or entry.is_absolute() or ".." in entry.parts:
+def _undeclared_css(root: Path, module: Module, c: Checker) -> None:
+    assert module.entry is not None
+    entry = PurePosixPath(module.entry)
+    if module.css is not None or entry.is_absolute() or ".." in entry.parts:
         return
     css = entry.with_suffix(".css")
     if (root / css).is_file():
@@ -69,23 +70,20 @@ def _undeclared_css(root: Path, module: dict[str, Any], c: Checker) -> None:
         )
 
 
-def _event_outputs(block: dict[str, Any], c: Checker) -> None:
+def event_outputs(block: Block, c: Checker, found: Found) -> None:
     """Each declared event subject must be compiled to dist/src/events/<subject>.js with its exports."""
     from neuralis_build.ui.analyze import read_modules
     from neuralis_build.ui.verdict import NB1613, NB1614, event_exports_problem
 
-    events = block.get("events")
     package = c.package
-    if package is None or not isinstance(events, list) or not at_least(c.trust, "first-party"):
-        return
-    if c.is_dropped("/neuralis/events"):
-        return
+    if package is None or not at_least(c.trust, "first-party"):
+        return  # below first-party the events are dropped, and block.events is empty
     seen: set[str] = set()
     built: list[str] = []
-    for i, event in enumerate(events):
-        subject = event.get("subject") if isinstance(event, dict) else None
-        pointer = f"/neuralis/events/{i}/subject"
-        if not isinstance(subject, str) or not subject or subject in seen:
+    for event in block.events:
+        subject = event.subject
+        pointer = event.at.child("subject").pointer
+        if subject is None or not subject or subject in seen:
             continue
         seen.add(subject)  # judged once, at its first mention
         if not c.usable(pointer) or "/" in subject or "\\" in subject or subject.startswith("."):
@@ -107,22 +105,20 @@ def _event_outputs(block: dict[str, Any], c: Checker) -> None:
             c.diags.error(NB1613, "", problem[0], f"{problem[1]}, then {REBUILD}", file=rel)
 
 
-def _built_outputs(block: dict[str, Any], c: Checker) -> dict[str, str]:
+def _built_outputs(block: Block, c: Checker) -> dict[str, str]:
     """Each declared output a build of this package writes (package-relative) → the pointer that declares it."""
     found: dict[str, str] = {}
-    module = module_of(block)
-    entry = module.get("entry") if module is not None else None
-    if isinstance(entry, str) and c.usable(f"{MODULE}/entry") and path_problem(entry) is None:
+    entry = block.module.entry if block.module is not None else None
+    if entry is not None and c.usable(f"{MODULE}/entry") and path_problem(entry) is None:
         found[str(PurePosixPath(entry))] = f"{MODULE}/entry"
-    if not c.is_dropped("/neuralis/events"):
-        for i, event in events_of(block):
-            subject, pointer = event.get("subject"), f"/neuralis/events/{i}/subject"
-            if isinstance(subject, str) and subject and c.usable(pointer) and path_problem(subject) is None:
-                found.setdefault(f"dist/src/events/{subject}.js", pointer)
+    for event in block.events:  # empty when the events are dropped at this trust
+        subject, pointer = event.subject, event.at.child("subject").pointer
+        if subject and c.usable(pointer) and path_problem(subject) is None:
+            found.setdefault(f"dist/src/events/{subject}.js", pointer)
     return found
 
 
-def _stale(block: dict[str, Any], c: Checker) -> None:
+def stale_outputs(block: Block, c: Checker, found: Found) -> None:
     """A declared output built from sources that have changed since (what the build read, ui/buildrecord.py).
 
     A warning for check, which judges the package as it is; pack refuses it, since the tarball would
@@ -137,7 +133,7 @@ def _stale(block: dict[str, Any], c: Checker) -> None:
     if not outputs:
         return
     state = read_state(package.root, outputs)
-    c.build = state
+    found.build = state
     for record, why in state.unreadable:
         c.diags.warning(
             NB1616,
@@ -153,6 +149,3 @@ def _stale(block: dict[str, Any], c: Checker) -> None:
             f"{stale.output} was built from older sources: {stale.describe()} since the last build",
             REBUILD,
         )
-
-
-SECTION = Section(name="outputs", fields={}, rules=(_module_outputs, _event_outputs, _stale))
