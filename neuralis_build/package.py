@@ -13,7 +13,8 @@ from neuralis_build.errors import DiagnosedError, UsageError
 from neuralis_build.jsonpointer import SourceMap, split
 from neuralis_build.limits import MAX_JSON_DEPTH
 from neuralis_build.model.block import BLOCK as BLOCK
-from neuralis_build.model.block import read_block
+from neuralis_build.model.block import block_of
+from neuralis_build.npm.fields import NpmFields, npm_fields
 from neuralis_build.npm.packagejson import MANIFEST, decode, read_package_json
 from neuralis_build.regularfile import NotRegularFile
 from neuralis_build.strictjson import JSONProblem, JSONRefused, parse, position
@@ -50,15 +51,18 @@ class Package:
     manifest: dict[str, Any]
     source: SourceMap = field(repr=False)
 
+    @cached_property
+    def npm(self) -> NpmFields:
+        """package.json's npm fields (name, version, scripts, dependency maps) as typed values."""
+        return npm_fields(self.manifest)
+
     @property
     def name(self) -> str | None:
-        value = self.manifest.get("name")
-        return value if isinstance(value, str) else None
+        return self.npm.name
 
     @property
     def version(self) -> str | None:
-        value = self.manifest.get("version")
-        return value if isinstance(value, str) else None
+        return self.npm.version
 
     @cached_property
     def declared(self) -> Block | None:
@@ -66,7 +70,7 @@ class Package:
 
         For what the host loads at a trust tier, ask the judged package (``JudgedPackage.block``).
         """
-        return read_block(self.manifest.get("neuralis"), self.source)
+        return block_of(self.manifest, self.source)
 
     @property
     def module(self) -> Module | None:

@@ -20,7 +20,7 @@ from typing import Literal
 from neuralis_build.errors import SubprocessError, ToolMissingError, UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.npm.nodemodules import resolve_package
-from neuralis_build.npm.packagejson import read_object
+from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.process import run
 from neuralis_build.trust import Trust
 from neuralis_build.ui.binary import cache_root
@@ -43,9 +43,7 @@ class ReactSource:
 
 
 def _version(folder: Path | None) -> str | None:
-    manifest = read_object(folder) if folder is not None else None
-    version = manifest.get("version") if manifest else None
-    return version if isinstance(version, str) else None
+    return read_package_json(folder).npm.version if folder is not None else None
 
 
 def package_react(start: Path, host: HostProfile) -> ReactSource | None:

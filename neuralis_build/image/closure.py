@@ -40,12 +40,12 @@ def host_package_names(shared_modules: tuple[str, ...]) -> frozenset[str]:
 
 
 def _needs(work: Work) -> tuple[str, ...]:
-    manifest = work.manifest or {}
+    package = work.source_package
+    if package is None:  # a cached tarball: its package.json was not read again
+        return ()
     names: set[str] = set()
     for key in ("dependencies", "optionalDependencies", "peerDependencies"):
-        value = manifest.get(key)
-        if isinstance(value, dict):
-            names.update(str(k) for k in value)
+        names.update(str(k) for k in package.npm.ranges(key))
     return tuple(sorted(names))
 
 

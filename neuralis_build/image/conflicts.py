@@ -60,24 +60,11 @@ class Conflict:
         return {"kind": self.kind, "name": self.name, "severity": self.severity, "message": self.message}
 
 
-def license_of(value: Any) -> str | None:
-    """package.json's ``license`` (an SPDX expression), or the old ``{type}`` / ``[{type}]`` forms."""
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    if isinstance(value, dict) and isinstance(value.get("type"), str):
-        return str(value["type"])
-    if isinstance(value, list):
-        types = [str(v["type"]) for v in value if isinstance(v, dict) and isinstance(v.get("type"), str)]
-        return " OR ".join(types) if types else None
-    return None
-
-
 def installed_of(closure: Closure, written: dict[str, Written]) -> list[Installed]:
     """Every placed package, sorted by path."""
     out = []
     for path, p in sorted(closure.placed.items()):
         own = written.get(path)
-        manifest = own.manifest if own else {}
         flags = tuple(
             f for f, on in (("bundled", p.node.in_bundle), ("optional", p.node.optional), ("peer", p.node.peer)) if on
         )
@@ -88,7 +75,7 @@ def installed_of(closure: Closure, written: dict[str, Written]) -> list[Installe
                 version=p.node.version,
                 integrity=p.node.integrity,
                 resolved=p.node.resolved,
-                license=p.node.license or license_of(manifest.get("license")),
+                license=p.node.license or (own.npm.license if own else None),
                 chain=p.chain,
                 trust=p.trust,
                 flags=flags,

@@ -83,9 +83,8 @@ class Found:
 
 
 def _ident(written: Written, fallback: str) -> str:
-    block = written.manifest.get("neuralis")
-    ident = block.get("id") if isinstance(block, dict) else None
-    return ident if isinstance(ident, str) and ident else fallback
+    ident = written.block.id if written.block is not None else None
+    return ident or fallback
 
 
 def discover(
@@ -99,7 +98,7 @@ def discover(
     groups: dict[str, list[Placed]] = {}
     for path, placed in sorted(closure.placed.items()):
         own = written.get(path)
-        if path in closure.listed or own is None or "neuralis" not in own.manifest:
+        if path in closure.listed or own is None or not own.is_neuralis:
             continue
         groups.setdefault(_ident(own, placed.node.package_name), []).append(placed)
     found: list[Found] = []

@@ -10,7 +10,7 @@ from typing import Any
 
 from neuralis_build.image.extract import Entry, write_entries
 from neuralis_build.npm.names import name_problems
-from neuralis_build.npm.packagejson import read_object
+from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.process import json_from, run, which
 
 NODE_MODULES = "node_modules"
@@ -51,9 +51,7 @@ def bundled_folders(root: Path, manifest: dict[str, Any]) -> list[str]:
         found.append(folder)
         # read bounded, as every package.json; an unreadable one is kept as a folder all the same, and reading
         # its facts refuses it (materialize.read_manifest)
-        bundled = read_object(package_dir(root, name))
-        deps = bundled.get("dependencies") if bundled is not None else None
-        queue.extend(str(d) for d in (deps if isinstance(deps, dict) else {}))
+        queue.extend(str(d) for d in read_package_json(package_dir(root, name)).npm.dependencies)
     return found
 
 

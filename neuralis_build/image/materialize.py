@@ -22,6 +22,8 @@ from neuralis_build.image.extract import NB1808, ArchiveRefused, Entry, Limits, 
 from neuralis_build.image.graph import Closure
 from neuralis_build.image.lockfile import LockNode
 from neuralis_build.image.tarballs import TarballStore
+from neuralis_build.model.block import Block, block_of
+from neuralis_build.npm.fields import NpmFields, npm_fields
 from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.pack.fields import normalize_bin
 
@@ -31,10 +33,19 @@ IMPLICIT_GYP = "node-gyp rebuild"
 
 @dataclass(frozen=True)
 class Written:
-    """One installed package's own facts, read from its package.json."""
+    """One installed package's own facts, read once from its package.json."""
 
-    manifest: dict[str, Any]
+    npm: NpmFields
+    is_neuralis: bool  # the discovery signal: its package.json has a neuralis key
+    block: Block | None  # that block as typed values, when it is an object
     scripts: dict[str, str]  # the install scripts that were not run (an implicit node-gyp included)
+
+
+def written_of(manifest: dict[str, Any], has_gyp: bool) -> Written:
+    """The facts of one installed package.json object."""
+    npm = npm_fields(manifest)
+    block = block_of(manifest)
+    return Written(npm, "neuralis" in manifest, block, install_scripts(npm, has_gyp))
 
 
 @dataclass
@@ -45,10 +56,9 @@ class Materialized:
     refused: dict[str, ArchiveRefused] = field(default_factory=dict)
 
 
-def install_scripts(manifest: dict[str, Any], has_gyp: bool) -> dict[str, str]:
+def install_scripts(npm: NpmFields, has_gyp: bool) -> dict[str, str]:
     """The install-time scripts npm would run: the declared ones, and node-gyp for a binding.gyp without them."""
-    declared = manifest.get("scripts")
-    scripts = {k: str(declared[k]) for k in INSTALL_SCRIPTS if isinstance(declared, dict) and declared.get(k)}
+    scripts = {k: script for k in INSTALL_SCRIPTS if (script := npm.script(k)) is not None}
     if has_gyp and "install" not in scripts and "preinstall" not in scripts:
         scripts["install"] = f"{IMPLICIT_GYP} (implied by binding.gyp)"
     return scripts
@@ -75,8 +85,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
 
 def facts_of_folder(folder: Path) -> Written:
     """The facts of a package already on disk (a listed one, or a bundled one inside its parent)."""
-    manifest = read_manifest(folder)
-    return Written(manifest, install_scripts(manifest, (folder / "binding.gyp").is_file()))
+    return written_of(read_manifest(folder), (folder / "binding.gyp").is_file())
 
 
 def materialize(
@@ -127,7 +136,7 @@ def materialize(
                 return
             _make_bins_executable(target, manifest, {e.path for e in got})
             has_gyp = any(e.path == "binding.gyp" for e in got)
-            out.written[node.path] = Written(manifest, install_scripts(manifest, has_gyp))
+            out.written[node.path] = written_of(manifest, has_gyp)
 
         # writing many small files waits on the file system, not the CPU: more threads than cores pay off
         with ThreadPoolExecutor(max_workers=max(4, 4 * jobs)) as pool:

@@ -48,7 +48,6 @@ def acquire(work: Work, cache: Cache, host: HostProfile, limits: Limits, finish:
                 work.refuse(source_diag(work, NB1801.id, exc.message, exc.hint))
                 finish(work)
                 return
-            work.manifest = work.source_package.manifest
             _name_version(work)
             return
         if spec.kind == "npm":
@@ -78,7 +77,6 @@ def acquire(work: Work, cache: Cache, host: HostProfile, limits: Limits, finish:
         work.entries = read_tarball(data, limits)
         raw = next(e.data for e in work.entries if e.path == MANIFEST)
         work.source_package = parse_manifest(raw, Path(spec.source))  # read once; judged where it is staged
-        work.manifest = work.source_package.manifest
         _name_version(work)
         if spec.kind == "npm" and (work.outcome.name, work.outcome.version) != (spec.npm_name, spec.npm_version):
             work.refuse(
@@ -105,9 +103,10 @@ def acquire(work: Work, cache: Cache, host: HostProfile, limits: Limits, finish:
 
 
 def _name_version(work: Work) -> None:
-    manifest = work.manifest or {}
-    name, version = manifest.get("name"), manifest.get("version")
-    problems = name_problems(name) if isinstance(name, str) else ["package.json has no name"]
+    package = work.source_package
+    assert package is not None
+    name, version = package.name, package.version
+    problems = name_problems(name) if name is not None else ["package.json has no name"]
     if problems:
         work.refuse(
             Diagnostic(
@@ -120,12 +119,11 @@ def _name_version(work: Work) -> None:
             )
         )
         return
-    assert isinstance(name, str)
+    assert name is not None
     work.outcome.name = name
-    block = manifest.get("neuralis")
-    ident = block.get("id") if isinstance(block, dict) else None
-    work.outcome.id = ident if isinstance(ident, str) and ident else name
-    if not isinstance(version, str) or not version:
+    ident = package.declared.id if package.declared is not None else None
+    work.outcome.id = ident or name
+    if not version:
         work.refuse(
             Diagnostic(
                 "error",
@@ -133,7 +131,7 @@ def _name_version(work: Work) -> None:
                 MANIFEST,
                 "/version",
                 "package.json has no version",
-                'set "version" to a version string' if "version" in manifest else 'add "version"',
+                'set "version" to a version string' if package.npm.has_version else 'add "version"',
             )
         )
         return
@@ -240,7 +238,6 @@ def prepare(
             if not work.cached:
                 if builds:
                     _build_directory(package, host, externals)  # writes dist/, never package.json
-                work.manifest = package.manifest
                 packed = pack_package(package)  # npm's file list, in memory; then read like any tarball
         assert packed is not None
         work.integrity = packed.integrity
@@ -271,7 +268,8 @@ def write(work: Work, root: Path, host: HostProfile, limits: Limits, finish: Fin
         work.staged = install.stage(work.entries, root, o.name)
         if work.spec.kind != "directory":
             # the files whitelist, as npm pack selects it from the same tree
-            manifest = work.manifest if work.manifest is not None else read_manifest(work.staged)
+            source = work.source_package
+            manifest = source.manifest if source is not None else read_manifest(work.staged)
             # npm's pack takes the bundled dependencies' folders as they are
             bundled = install.bundled_folders(work.staged, manifest)
             install.keep_only(work.staged, set(packlist(work.staged, manifest)), bundled)

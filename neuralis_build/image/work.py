@@ -39,7 +39,6 @@ class Work:
     key: str | None = None
     integrity: str | None = None
     entries: list[Entry] | None = None
-    manifest: dict[str, Any] | None = None
     source_package: Package | None = None
     staged: Path | None = None
     facts: Facts | None = None

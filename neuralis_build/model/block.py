@@ -8,7 +8,7 @@ descriptions of a section cannot drift apart. Read with :func:`read_block`.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -348,6 +348,11 @@ class Block:
 def read_block(value: object, source: SourceMap | None = None, dropped: Collection[str] = ()) -> Block | None:
     """The block at ``/neuralis`` as typed values (None when it is not an object), leaving out ``dropped``."""
     return read(Block, value, At(BLOCK, source), dropped)
+
+
+def block_of(manifest: Mapping[str, object] | None, source: SourceMap | None = None) -> Block | None:
+    """The ``neuralis`` block of a package.json object as typed values (None when absent or not an object)."""
+    return read_block(manifest.get("neuralis"), source) if manifest is not None else None
 
 
 def read_module(value: object, pointer: str = BLOCK + "/app/module") -> Module | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neuralis_build.npm.fields import NpmFields, npm_fields
 from neuralis_build.regularfile import read_regular
 from neuralis_build.strictjson import JSONRefused, parse
 
@@ -56,6 +57,11 @@ class PackageJson:
     def object(self) -> dict[str, Any] | None:
         """The package.json object; None when it could not be read or is not an object."""
         return self.data if self.error is None and isinstance(self.data, dict) else None
+
+    @property
+    def npm(self) -> NpmFields:
+        """The npm fields of the object (all absent when there is none)."""
+        return npm_fields(self.object)
 
     def parse(self) -> PackageJson:
         """This read with its text and JSON value (a read that failed, or is parsed already, is kept)."""

@@ -102,13 +102,12 @@ def _tailwind_problem(package: Package, meta: Mapping[str, Any], staged: Path, s
     if not css_path.is_file() or not re.search(_DIRECTIVE, css_path.read_text("utf-8")):
         return None
     from neuralis_build.npm.nodemodules import resolve_package
-    from neuralis_build.npm.packagejson import read_object
+    from neuralis_build.npm.packagejson import read_package_json
 
     root = package.root
     folder = resolve_package(root, "tailwindcss")
-    manifest = read_object(folder) if folder is not None else None
-    version = manifest.get("version") if manifest is not None else None
-    v4 = not (isinstance(version, str) and version.startswith(("0.", "1.", "2.", "3.")))
+    version = read_package_json(folder).npm.version if folder is not None else None
+    v4 = not (version is not None and version.startswith(("0.", "1.", "2.", "3.")))
     own = sorted(p for p in meta.get("inputs", {}) if p.endswith(".css") and "node_modules/" not in p)
     file = next((p for p in own if _mentions_tailwind(root / p)), own[0] if own else "package.json")
     config = styling.postcss

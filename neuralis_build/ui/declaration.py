@@ -91,7 +91,7 @@ def _undeclared_hint(package: Package, css: bool) -> str:
     """Where to put app.module: into an existing "app" object, never beside it (a second "app" key)."""
     wanted = json.dumps({"entry": OUT_JS, "css": OUT_CSS} if css else {"entry": OUT_JS})
     app = package.written("/neuralis/app")
-    if isinstance(app, dict):
+    if package.declared is not None and package.declared.app is not None:  # "app" is an object
         if package.written(MODULE) is not ABSENT:  # present but not an object
             return f'replace "module" in "app" (line {_line(package, MODULE)} of package.json) with {wanted}'
         return f'add "module": {wanted} to the "app" object (line {_line(package, "/neuralis/app")} of package.json)'

@@ -60,7 +60,7 @@ _NO_EXPORT = r'^No matching export in "(?P<file>[^"]+)" for import "(?P<name>[^"
 
 def _no_export_hint(file: str, name: str, root: Path) -> str:
     """What to do about an import of a name the imported file does not export (a library's API changed)."""
-    from neuralis_build.npm.packagejson import read_object
+    from neuralis_build.npm.packagejson import read_package_json
     from neuralis_build.ui.graph import package_of
 
     suffix = re.search(r"\?(url|raw|inline|worker|sharedworker)\b", file)
@@ -74,9 +74,9 @@ def _no_export_hint(file: str, name: str, root: Path) -> str:
     package = package_of(file)
     if package is None:
         return f"{file} has {what}: check the name (exports are case-sensitive), or export it from that file"
-    manifest = read_object(root / (file[: file.rfind("node_modules/")] + "node_modules/" + package))
-    version = manifest.get("version") if manifest is not None else None  # the version really installed
-    installed = f"{package}@{version}" if isinstance(version, str) else package
+    installed_at = root / (file[: file.rfind("node_modules/")] + "node_modules/" + package)
+    version = read_package_json(installed_at).npm.version  # the version really installed
+    installed = f"{package}@{version}" if version is not None else package
     return (
         f"the installed {installed} has {what}: check the import against that version's API (a new major "
         f"version may rename or remove it), or install the version the code was written for "

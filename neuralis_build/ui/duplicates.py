@@ -56,15 +56,14 @@ chain that brought it. (A tuple: only a duplicate builds one, and a class would 
 
 
 def _copy(package: Package, meta: Mapping[str, Any], entry: str, folder: str, first: str) -> Copy:
-    from neuralis_build.npm.packagejson import read_object
+    from neuralis_build.npm.packagejson import read_package_json
     from neuralis_build.ui.graph import describe_chain, import_chain, package_of
 
-    manifest = read_object(package.root / folder)
-    version = manifest.get("version") if manifest is not None else None
+    version = read_package_json(package.root / folder).npm.version
     parent = folder[: folder.rfind(_MARK)].rstrip("/")
     dependent = package_of(parent) if _MARK in parent else None
     chain = describe_chain(import_chain(meta, entry, first))
-    return folder, version if isinstance(version, str) else "unknown version", dependent, chain
+    return folder, version if version is not None else "unknown version", dependent, chain
 
 
 def duplicate_copies(package: Package, meta: Mapping[str, Any], entry: str) -> list[Diagnostic]:

@@ -17,7 +17,7 @@ from neuralis_build.ui.verdict import NB1607, react_major_problem
 
 def react_major(package: Package) -> int | None:
     major = installed_react_major(package.root)
-    return major if major is not None else declared_react_major(package.manifest)
+    return major if major is not None else declared_react_major(package.npm)
 
 
 def react_problems(package: Package, record: SharedImportsRecord, host: HostProfile) -> list[Diagnostic]:
@@ -42,5 +42,4 @@ def react_problems(package: Package, record: SharedImportsRecord, host: HostProf
 
 
 def _has_react(package: Package, key: str) -> bool:
-    deps = package.manifest.get(key)
-    return isinstance(deps, dict) and "react" in deps
+    return "react" in package.npm.ranges(key)

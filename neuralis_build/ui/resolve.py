@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.model.block import read_block
+from neuralis_build.model.block import block_of
+from neuralis_build.npm.fields import NpmFields
 from neuralis_build.npm.nodemodules import node_modules_dirs, package_dirs, resolve_package
-from neuralis_build.npm.packagejson import read_object, read_package_json
+from neuralis_build.npm.packagejson import read_package_json
 
 if TYPE_CHECKING:
-    from typing import Any
+    pass
 
 NB1917 = code(
     "NB1917", "dependency-manifest-unreadable", "an installed dependency's package.json cannot be read as Node reads it"
@@ -63,7 +63,7 @@ def ui_package(name: str, folder: Path) -> UiPackage | None:
     read = read.parse()
     if read.error is not None:
         raise Unreadable(read.path, read.reason)
-    block = read_block(read.object.get("neuralis")) if read.object is not None else None
+    block = block_of(read.object)
     module = block.module if block is not None else None
     if module is None:
         return None
@@ -123,9 +123,8 @@ _SIMPLE_RANGE = re.compile(r"^\s*[\^~]?(\d+)(?:\.(?:\d+|[xX*])){0,2}\s*$")
 def installed_react_major(start: Path) -> int | None:
     """The major of the ``react`` that Node resolves from ``start``."""
     folder = resolve_package(start, "react")
-    manifest = read_object(folder) if folder is not None else None
-    version = manifest.get("version") if manifest else None
-    m = _MAJOR.match(version) if isinstance(version, str) else None
+    version = read_package_json(folder).npm.version if folder is not None else None
+    m = _MAJOR.match(version) if version is not None else None
     return int(m.group(1)) if m else None
 
 
@@ -153,12 +152,11 @@ def range_major(spec: str) -> int | None:
     return majors.pop() if len(majors) == 1 else None
 
 
-def declared_react_major(manifest: Mapping[str, Any]) -> int | None:
+def declared_react_major(npm: NpmFields) -> int | None:
     """The major of the package's declared react range (devDependencies, dependencies, then peer)."""
     for key in ("devDependencies", "dependencies", "peerDependencies"):
-        deps = manifest.get(key)
-        spec = deps.get("react") if isinstance(deps, dict) else None
-        if isinstance(spec, str):
+        spec = npm.range_of(key, "react")
+        if spec is not None:
             major = range_major(spec)
             if major is not None:
                 return major
