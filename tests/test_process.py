@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from neuralis_build.errors import SubprocessError, ToolMissingError
-from neuralis_build.image.npm import NpmFailed, run_npm
+from neuralis_build.image.npmcli import NpmFailed, run_npm
 from neuralis_build.process import run, which
 
 

@@ -23,20 +23,21 @@ from neuralis_build import atomic, folderlock
 from neuralis_build.errors import UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import install, keep, stages
+from neuralis_build.image.acrosspackages import closure_facts, judge_modules, settle
 from neuralis_build.image.cache import CACHE_DIR, Cache, listing_digest
-from neuralis_build.image.closure import Diverged, Tree
 from neuralis_build.image.commit import commit, recover
 from neuralis_build.image.conflicts import installed_of
 from neuralis_build.image.extract import Limits
-from neuralis_build.image.judging import closure_facts, judge_modules, settle
-from neuralis_build.image.lock import LOCK, Locked, installed_differences, lock_differences, read_lock, render_lock
-from neuralis_build.image.lockfile import NPM_LOCK
-from neuralis_build.image.npm import Runner, run_npm
-from neuralis_build.image.report import REPORT, ImageResult, PackageOutcome
+from neuralis_build.image.imagelock import LOCK, Locked, installed_differences, lock_differences, read_lock, render_lock
+from neuralis_build.image.listed import Listed, record_of
+from neuralis_build.image.npmcli import Runner, run_npm
+from neuralis_build.image.npmlock import NPM_LOCK
+from neuralis_build.image.report import REPORT, ImageResult
 from neuralis_build.image.resolve import MANIFEST, RESOLVE_DIR, TARBALLS
 from neuralis_build.image.sbom import SBOM, render_sbom
 from neuralis_build.image.spec import ImageSpec
-from neuralis_build.image.work import PackageFinished, Work, record_of
+from neuralis_build.image.tree import Diverged, Tree
+from neuralis_build.image.work import PackageFinished, Work
 
 __all__ = ["BuildInterrupted", "PackageFinished", "build_image"]
 
@@ -44,7 +45,7 @@ STAGING_PREFIX = ".neuralis-staging-"
 # The image's entries, in the order the commit swaps them in: the tree first, the report last.
 ENTRIES = (install.NODE_MODULES, TARBALLS, MANIFEST, NPM_LOCK, SBOM, LOCK, REPORT)
 _LEGACY = re.compile(r"^\.(?:neuralis-staging|.+\.old-\d+)$")  # what builds before the transaction left
-_FETCHING = re.compile(r"^\.(?:fetch|npm-pack)-")  # the scratch folders of npm pack (fetch.py, tarballs.py)
+_FETCHING = re.compile(r"^\.(?:fetch|npm-pack)-")  # the scratch folders of npm pack (fetch.py, registrytarballs.py)
 
 
 class BuildInterrupted(KeyboardInterrupt):
@@ -72,23 +73,28 @@ class _Run:
     committed: bool = False
 
     def finish(self, work: Work) -> None:
+        """Announce a package's own verdict (once)."""
         if self.on_event is not None and work.spec.index not in self.announced:
             self.announced.add(work.spec.index)
             self.on_event(PackageFinished(work.spec.index, len(self.spec.packages), work.outcome))
 
+    def settled(self, listed: Listed) -> Listed:
+        """Announce a package as soon as a stage settles its own verdict (refused, or the cache's)."""
+        if listed.settled:
+            self.finish(Work.of(listed))
+        return listed
+
     def done(self) -> None:
         self.committed = True
 
-    def parallel(self, fn: Callable[[Work], None], items: Iterable[Work]) -> None:
+    def each(self, stage: Callable[[Listed], Listed], items: Iterable[Listed]) -> list[Listed]:
+        """Run one per-package stage over every package (``--jobs`` at a time), in SPEC order; announce the settled."""
         items = list(items)
         if self.jobs <= 1 or len(items) <= 1:
-            for w in items:
-                fn(w)
-            return
+            return [self.settled(stage(one)) for one in items]
         pool = ThreadPoolExecutor(max_workers=self.jobs)
         try:
-            for _ in pool.map(fn, items):
-                pass
+            return list(pool.map(lambda one: self.settled(stage(one)), items))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C: what has not started never starts
 
@@ -165,27 +171,22 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
     cache = Cache(out)
     staging = atomic.staging_dir(out, STAGING_PREFIX)
     try:
-        works = [
-            Work(p, PackageOutcome(source=p.source, install_class=p.install_class, trust=p.trust))
-            for p in run.spec.packages
-        ]
-        # 1. the listed packages: fetch and read (hostile-input rules), build and pack folders, stage, check
-        run.parallel(lambda w: stages.acquire(w, cache, host, limits, run.finish), works)
-        stages.refuse_taken_names(works)
-        published = stages.declared_publications(works)
-        run.parallel(lambda w: stages.prepare(w, cache, host, published, limits, run.finish), works)
-        fingerprint, listed = keep.fingerprint(host, limits), keep.listed(works)
-        kept = keep.kept_tree(cache, out, works, fingerprint) if keep_tree else None
+        # 1. the listed packages, each a value through its own stages: fetch and read (hostile-input rules),
+        # build and pack folders, stage with the files whitelist, check; then node resolves each
+        entries = [Listed(p) for p in run.spec.packages]
+        entries = run.each(lambda one: stages.acquire(one, cache, host, limits), entries)
+        entries = stages.refuse_taken_names(entries)
+        published = stages.declared_publications(entries)
+        entries = run.each(lambda one: stages.prepare(one, cache, host, published, limits), entries)
+        fingerprint, listed = keep.fingerprint(host, limits), keep.listed(entries)
+        kept = keep.kept_tree(cache, out, entries, fingerprint) if keep_tree else None
         root = out if kept is not None else staging
         if kept is None:
-            run.parallel(lambda w: stages.write(w, staging, host, limits, run.finish), works)
+            entries = run.each(lambda one: stages.write(one, staging, host, limits), entries)
         else:
-            for w in works:
-                if w.alive:
-                    stages.installed_at(w, out)
-        for w in works:
-            stages.placed(w)
-        stages.resolve(works, root)
+            entries = [stages.installed_at(one, out) if one.alive else one for one in entries]
+        entries = stages.resolve([stages.placed(one) for one in entries], root)
+        works = [Work.of(one) for one in entries]  # each report row made once, from its stages' value
         for w in works:
             run.finish(w)
         locked = [Locked(w.spec.source, w.outcome.name, w.outcome.version, w.integrity) for w in works]
@@ -233,9 +234,9 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
             "node": node_record,
         }
         for w in works:
-            record = record_of(w)
-            if w.key is not None and record is not None:
-                cache.put(w.key, record)
+            record = record_of(w.listed, w.outcome)
+            if w.listed.key is not None and record is not None:
+                cache.put(w.listed.key, record)
         cache.save()  # verdicts only: true of the packages' bytes whether or not the swap below succeeds
         commit(staging, out, [n for n in ENTRIES if kept is None or n != install.NODE_MODULES], run.done)
         return result

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from neuralis_build.diagnostics import code
 from neuralis_build.errors import SubprocessError, UserError
-from neuralis_build.image.npm import NpmFailed, run_npm
+from neuralis_build.image.npmcli import NpmFailed, run_npm
 from neuralis_build.npm.names import tarball_stem
 
 FETCH_TIMEOUT = 600.0

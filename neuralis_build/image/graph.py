@@ -21,7 +21,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
-from neuralis_build.image.lockfile import MODULES, LockNode, NpmLock
+from neuralis_build.image.npmlock import MODULES, LockNode, NpmLock
 from neuralis_build.trust import InstallClass, Trust
 
 EdgeKind = Literal["prod", "optional", "peer"]

@@ -28,7 +28,7 @@ from neuralis_build.image.cache import Cache, listing_digest
 from neuralis_build.image.extract import Limits
 from neuralis_build.image.graph import this_platform
 from neuralis_build.image.install import NODE_MODULES
-from neuralis_build.image.work import Work
+from neuralis_build.image.listed import Listed
 
 
 def _hash(data: Any) -> str:
@@ -40,9 +40,9 @@ def fingerprint(host: HostProfile, limits: Limits) -> str:
     return _hash([__version__, host.to_json(), limits.__dict__, list(this_platform())])
 
 
-def listed(works: list[Work]) -> list[list[str]]:
+def listed(works: list[Listed]) -> list[list[str]]:
     """The listed packages the tree is made of: their path and the integrity of their bytes."""
-    return sorted([f"node_modules/{w.outcome.name}", w.integrity or ""] for w in works if w.alive)
+    return sorted([f"node_modules/{w.name}", w.integrity or ""] for w in works if w.alive)
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Kept:
     listing: str
 
 
-def kept_tree(cache: Cache, out: Path, works: list[Work], fingerprint: str) -> Kept | None:
+def kept_tree(cache: Cache, out: Path, works: list[Listed], fingerprint: str) -> Kept | None:
     """The last build's tree when it can be kept as it is; None to stage it afresh."""
     last = cache.image
     if last is None or last.get("fingerprint") != fingerprint or last.get("pruned") is not False:

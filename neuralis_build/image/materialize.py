@@ -20,8 +20,8 @@ from typing import Any
 
 from neuralis_build.image.extract import NB1808, ArchiveRefused, Entry, Limits, read_tarball, write_entries
 from neuralis_build.image.graph import Closure
-from neuralis_build.image.lockfile import LockNode
-from neuralis_build.image.tarballs import TarballStore
+from neuralis_build.image.npmlock import LockNode
+from neuralis_build.image.registrytarballs import TarballStore
 from neuralis_build.model.block import Block, block_of
 from neuralis_build.npm.fields import NpmFields, npm_fields
 from neuralis_build.npm.packagejson import read_package_json

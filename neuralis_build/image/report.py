@@ -11,7 +11,7 @@ from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.conflicts import Conflict, Installed
 from neuralis_build.image.contests import ToolContest
-from neuralis_build.image.judge import ModuleVerdict
+from neuralis_build.image.moduleverdict import ModuleVerdict
 from neuralis_build.trust import InstallClass, Trust
 
 REPORT = "neuralis-image.json"

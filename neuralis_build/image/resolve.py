@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from neuralis_build.errors import UsageError
-from neuralis_build.image.lockfile import MODULES, NPM_LOCK, NpmLock, parse_npm_lock, read_npm_lock
-from neuralis_build.image.npm import OVERRIDES, NpmFailed, Runner, run_npm
-from neuralis_build.image.tarballs import strongest
+from neuralis_build.image.npmcli import OVERRIDES, NpmFailed, Runner, run_npm
+from neuralis_build.image.npmlock import MODULES, NPM_LOCK, NpmLock, parse_npm_lock, read_npm_lock
+from neuralis_build.image.registrytarballs import strongest
 
 TARBALLS = ".neuralis-tarballs"
 MANIFEST = "package.json"

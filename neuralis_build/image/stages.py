@@ -1,8 +1,13 @@
-"""The per-package stages of the image build: fetch, build a folder, stage with the files whitelist, check, resolve."""
+"""The per-package stages of the image build: fetch, build a folder, stage with the files whitelist, check, resolve.
+
+Each stage takes a listed package (``Listed``) and returns the next value; a refusal is a value with
+its diagnostics. A stage never reports progress: the build announces a package once its own verdict
+is settled.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from neuralis_build import folderlock
@@ -11,20 +16,11 @@ from neuralis_build.errors import NeuralisError, UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import install
 from neuralis_build.image.cache import Cache, tree_hash
-from neuralis_build.image.discover import judge_staged
+from neuralis_build.image.dependencies import judge_staged
 from neuralis_build.image.extract import ArchiveRefused, Limits, read_tarball
 from neuralis_build.image.fetch import NB1801, NB1802, FetchFailed, integrity_of, npm_pack, read_tarball_file
+from neuralis_build.image.listed import Listed, cached_verdict, in_source, key_of, unreadable
 from neuralis_build.image.materialize import read_manifest
-from neuralis_build.image.work import (
-    Work,
-    cached_verdict,
-    in_source,
-    key_of,
-    refused,
-    refused_by,
-    source_diag,
-    unreadable,
-)
 from neuralis_build.npm.names import name_problems
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.package import Package, load_package, parse_manifest
@@ -33,82 +29,69 @@ NB1809 = code("NB1809", "package-name-invalid", "the installed package has no va
 NB1810 = code("NB1810", "not-resolvable", "node cannot resolve '<name>/package.json' from the image")
 NB1811 = code("NB1811", "name-taken", "another SPEC entry already installs a package of this name or id")
 
-Finish = Callable[[Work], None]
 
-
-def acquire(work: Work, cache: Cache, host: HostProfile, limits: Limits, finish: Finish) -> None:
+def acquire(listed: Listed, cache: Cache, host: HostProfile, limits: Limits) -> Listed:
     """Read a source: a folder's manifest, or a tarball's bytes (integrity, cache, hostile-input rules)."""
-    spec = work.spec
+    spec = listed.spec
     try:
         if spec.kind == "directory":
             assert spec.path is not None
             try:
-                work.source_package = load_package(spec.path)
+                package = load_package(spec.path)
             except UsageError as exc:  # the folder's package.json could not be read: this package's problem
-                work.refuse(source_diag(work, NB1801.id, exc.message, exc.hint))
-                finish(work)
-                return
-            _name_version(work)
-            return
+                return listed.refused(listed.at_source(NB1801.id, exc.message, exc.hint))
+            return _name_version(replace(listed, package=package))
         if spec.kind == "npm":
             assert spec.npm_name is not None and spec.npm_version is not None
-            work.tarball = npm_pack(spec.npm_name, spec.npm_version, cache.npm)
+            listed = replace(listed, tarball=npm_pack(spec.npm_name, spec.npm_version, cache.npm))
         else:
             assert spec.path is not None
-            work.tarball = spec.path
-        data = read_tarball_file(work.tarball)
-        work.integrity = integrity_of(data)
-        if spec.integrity is not None and spec.integrity != work.integrity:
-            work.refuse(
-                source_diag(
-                    work,
+            listed = replace(listed, tarball=spec.path)
+        assert listed.tarball is not None
+        data = read_tarball_file(listed.tarball)
+        listed = replace(listed, integrity=integrity_of(data))
+        if spec.integrity is not None and spec.integrity != listed.integrity:
+            return listed.refused(
+                listed.at_source(
                     NB1802.id,
-                    f"the source's integrity is {work.integrity}, the image spec pins {spec.integrity}",
+                    f"the source's integrity is {listed.integrity}, the image spec pins {spec.integrity}",
                     "the bytes changed since the SPEC was written: check where they come from, then update integrity",
                 )
             )
-            finish(work)
-            return
-        work.key = key_of(work, work.integrity, host, limits.__dict__)
-        if cached_verdict(work, cache):
-            work.data = data  # read again only if it is staged (an unchanged image keeps its installed files)
-            finish(work)
-            return
-        work.entries = read_tarball(data, limits)
-        raw = next(e.data for e in work.entries if e.path == MANIFEST)
-        work.source_package = parse_manifest(raw, Path(spec.source))  # read once; judged where it is staged
-        _name_version(work)
-        if spec.kind == "npm" and (work.outcome.name, work.outcome.version) != (spec.npm_name, spec.npm_version):
-            work.refuse(
-                source_diag(
-                    work,
+        assert listed.integrity is not None
+        listed = replace(listed, key=key_of(listed, listed.integrity, host, limits.__dict__))
+        cached = cached_verdict(listed, cache)
+        if cached is not None:
+            return replace(cached, data=data)  # read again only if it is staged (an unchanged image keeps its files)
+        entries = tuple(read_tarball(data, limits))
+        raw = next(e.data for e in entries if e.path == MANIFEST)
+        package = parse_manifest(raw, Path(spec.source))  # read once; judged where it is staged
+        listed = _name_version(replace(listed, entries=entries, package=package))
+        if spec.kind == "npm" and (listed.name, listed.version) != (spec.npm_name, spec.npm_version):
+            listed = listed.refused(
+                listed.at_source(
                     NB1801.id,
-                    f"npm returned {work.outcome.name}@{work.outcome.version} for {spec.npm_name}@{spec.npm_version}",
+                    f"npm returned {listed.name}@{listed.version} for {spec.npm_name}@{spec.npm_version}",
                     "check the registry npm is configured for",
                 )
             )
+        return listed
     except ArchiveRefused as exc:
-        work.refuse(source_diag(work, exc.rule.id, exc.message, exc.hint))
+        return listed.refused(listed.at_source(exc.rule.id, exc.message, exc.hint))
     except FetchFailed as exc:
-        work.refuse(source_diag(work, NB1801.id, exc.message, exc.hint))
+        return listed.refused(listed.at_source(NB1801.id, exc.message, exc.hint))
     except NeuralisError as exc:
-        diagnostics = getattr(exc, "diagnostics", None)
-        if diagnostics and exc.exit_code == 1:
-            work.outcome.status = "refused"
-            work.outcome.diagnostics.extend(diagnostics)
-        else:
-            raise
-    if not work.alive:
-        finish(work)
+        return listed.refused_by(exc)
 
 
-def _name_version(work: Work) -> None:
-    package = work.source_package
+def _name_version(listed: Listed) -> Listed:
+    """The package's npm name, neuralis id and version, from its package.json; refused without a valid one."""
+    package = listed.package
     assert package is not None
     name, version = package.name, package.version
     problems = name_problems(name) if name is not None else ["package.json has no name"]
     if problems:
-        work.refuse(
+        return listed.refused(
             Diagnostic(
                 "error",
                 NB1809.id,
@@ -118,13 +101,11 @@ def _name_version(work: Work) -> None:
                 "give package.json a valid npm name",
             )
         )
-        return
     assert name is not None
-    work.outcome.name = name
     ident = package.declared.id if package.declared is not None else None
-    work.outcome.id = ident or name
+    listed = replace(listed, name=name, id=ident or name)
     if not version:
-        work.refuse(
+        return listed.refused(
             Diagnostic(
                 "error",
                 NB1809.id,
@@ -134,52 +115,48 @@ def _name_version(work: Work) -> None:
                 'set "version" to a version string' if package.npm.has_version else 'add "version"',
             )
         )
-        return
-    work.outcome.version = version
+    return replace(listed, version=version)
 
 
-def refuse_taken_names(works: list[Work]) -> None:
+def refuse_taken_names(listed: list[Listed]) -> list[Listed]:
     """Two SPEC entries cannot install the same name (or claim the same id): the later entry is refused."""
     names: dict[str, str] = {}
     ids: dict[str, str] = {}
-    for w in works:
-        o = w.outcome
-        if not w.alive or o.name is None:
+    out = []
+    for one in listed:
+        if not one.alive or one.name is None:
+            out.append(one)
             continue
-        taken = names.get(o.name)
+        taken = names.get(one.name)
         pointer = "/name"
-        if taken is None and o.id is not None and o.id in ids:
-            taken, pointer = ids[o.id], "/neuralis/id"
+        if taken is None and one.id is not None and one.id in ids:
+            taken, pointer = ids[one.id], "/neuralis/id"
         if taken is not None:
-            w.refuse(
-                Diagnostic(
-                    "error",
-                    NB1811.id,
-                    MANIFEST,
-                    pointer,
-                    f"{o.name} ({o.id}) is already installed from {taken}, listed earlier in the SPEC",
-                    "list each package once",
-                )
+            message = f"{one.name} ({one.id}) is already installed from {taken}, listed earlier in the SPEC"
+            out.append(
+                one.refused(Diagnostic("error", NB1811.id, MANIFEST, pointer, message, "list each package once"))
             )
             continue
-        names[o.name] = w.spec.source
-        if o.id is not None:
-            ids[o.id] = w.spec.source
+        names[one.name] = one.spec.source
+        if one.id is not None:
+            ids[one.id] = one.spec.source
+        out.append(one)
+    return out
 
 
-def declared_publications(works: list[Work]) -> dict[str, str]:
+def declared_publications(listed: list[Listed]) -> dict[str, str]:
     """Module id → publishing package name, from the manifests of the image's first-party packages."""
     out: dict[str, str] = {}
-    for w in works:
-        if not w.alive or w.outcome.trust != "first-party" or w.outcome.name is None:
+    for one in listed:
+        if not one.alive or one.spec.trust != "first-party" or one.name is None:
             continue
-        if w.facts is not None:
-            ids = w.facts.published
+        if one.facts is not None:
+            ids = one.facts.published
         else:  # not judged yet (the folder is about to be built): what it declares, first-party as it is
-            module = w.source_package.module if w.source_package is not None else None
+            module = one.package.module if one.package is not None else None
             ids = module.provides if module is not None else ()
         for module_id in ids:
-            out.setdefault(module_id, w.outcome.name)
+            out.setdefault(module_id, one.name)
     return out
 
 
@@ -206,114 +183,117 @@ def _build_directory(package: Package, host: HostProfile, published: dict[str, s
         compile_events(package)
 
 
-def prepare(
-    work: Work,
-    cache: Cache,
-    host: HostProfile,
-    published: dict[str, str],
-    limits: Limits,
-    finish: Finish,
-) -> None:
+def prepare(listed: Listed, cache: Cache, host: HostProfile, published: dict[str, str], limits: Limits) -> Listed:
     """Build and pack a folder (or reuse its verdict): what ``write`` stages. A tarball was read by ``acquire``."""
-    if not work.alive or work.spec.kind != "directory":
-        return
+    if not listed.alive or listed.spec.kind != "directory":
+        return listed
     from neuralis_build.pack.tarball import pack_package
 
-    o = work.outcome
-    package = work.source_package
-    assert package is not None and o.name is not None
+    package = listed.package
+    name = listed.name
+    assert package is not None and name is not None
     try:
         with folderlock.hold(package.root):  # no `ui` or `pack` of this folder runs meanwhile
-            own = set(work.facts.published if work.facts else ())
-            externals = {k: v for k, v in sorted(published.items()) if v != o.name and k not in own}
-            builds = _builds_outputs(package, o.trust)
+            own = set(listed.facts.published if listed.facts else ())
+            externals = {k: v for k, v in sorted(published.items()) if v != name and k not in own}
+            builds = _builds_outputs(package, listed.spec.trust)
             skip = frozenset({"dist"}) if builds else frozenset()
-            work.key = key_of(work, tree_hash(package.root, skip), host, externals, limits.__dict__)
-            packed = pack_package(package) if work.key in cache.records else None
-            if packed is not None and packed.integrity == cache.records[work.key].get("integrity"):
-                cached_verdict(work, cache)  # the folder's last build is still its dist/: no rebuild
-                finish(work)
-                if not work.alive:
-                    return
-            if not work.cached:
+            listed = replace(
+                listed, key=key_of(listed, tree_hash(package.root, skip), host, externals, limits.__dict__)
+            )
+            assert listed.key is not None
+            packed = pack_package(package) if listed.key in cache.records else None
+            if packed is not None and packed.integrity == cache.records[listed.key].get("integrity"):
+                # the folder's last build is still its dist/: no rebuild
+                listed = cached_verdict(listed, cache) or listed
+                if not listed.alive:
+                    return listed
+            if not listed.cached:
                 if builds:
                     _build_directory(package, host, externals)  # writes dist/, never package.json
                 packed = pack_package(package)  # npm's file list, in memory; then read like any tarball
         assert packed is not None
-        work.integrity = packed.integrity
-        work.tgz = packed.tgz
-        work.entries = read_tarball(packed.tgz, limits)
+        entries = tuple(read_tarball(packed.tgz, limits))
+        return replace(listed, integrity=packed.integrity, tgz=packed.tgz, entries=entries)
     except ArchiveRefused as exc:
-        refused(work, source_diag(work, exc.rule.id, exc.message, exc.hint), finish)
+        return listed.refused(listed.at_source(exc.rule.id, exc.message, exc.hint))
     except NeuralisError as exc:
-        refused_by(work, exc, finish)
+        return listed.refused_by(exc)
     except OSError as exc:
-        if not in_source(work, exc):
+        if not in_source(listed, exc):
             raise
-        refused(work, unreadable(work, exc), finish)
+        return listed.refused(unreadable(listed, exc))
 
 
-def write(work: Work, root: Path, host: HostProfile, limits: Limits, finish: Finish) -> None:
+def write(listed: Listed, root: Path, host: HostProfile, limits: Limits) -> Listed:
     """Stage the package as ``root/node_modules/<name>`` with its files whitelist, and check it unless cached."""
-    if not work.alive:
-        return
+    if not listed.alive:
+        return listed
     from neuralis_build.pack.packlist import packlist
 
-    o = work.outcome
-    assert o.name is not None
+    assert listed.name is not None
     try:
-        if work.entries is None:  # a cached tarball: its bytes were kept, not read
-            assert work.data is not None
-            work.entries = read_tarball(work.data, limits)
-        work.staged = install.stage(work.entries, root, o.name)
-        if work.spec.kind != "directory":
-            # the files whitelist, as npm pack selects it from the same tree
-            source = work.source_package
-            manifest = source.manifest if source is not None else read_manifest(work.staged)
+        entries = listed.entries
+        if entries is None:  # a cached tarball: its bytes were kept, not read
+            assert listed.data is not None
+            entries = tuple(read_tarball(listed.data, limits))
+        staged = install.stage(entries, root, listed.name)
+        if listed.spec.kind != "directory":
+            # the files whitelist, as npm pack selects it from the same tree; the npm pack port reads
+            # package.json as npm does
+            manifest = listed.package.manifest if listed.package is not None else read_manifest(staged)
             # npm's pack takes the bundled dependencies' folders as they are
-            bundled = install.bundled_folders(work.staged, manifest)
-            install.keep_only(work.staged, set(packlist(work.staged, manifest)), bundled)
-        work.entries = work.data = None  # the bytes are on disk from here on
+            bundled = install.bundled_folders(staged, manifest)
+            install.keep_only(staged, set(packlist(staged, manifest)), bundled)
     except ArchiveRefused as exc:
-        refused(work, source_diag(work, exc.rule.id, exc.message, exc.hint), finish)
-        return
+        return replace(listed, entries=None, data=None).refused(listed.at_source(exc.rule.id, exc.message, exc.hint))
     except NeuralisError as exc:
-        refused_by(work, exc, finish)
-        return
-    if not work.cached:
-        source = work.source_package
-        work.facts = judge_staged(o, source.moved_to(work.staged) if source is not None else work.staged, host)
+        return replace(listed, entries=None, data=None).refused_by(exc)
+    listed = replace(listed, staged=staged, entries=None, data=None)  # the bytes are on disk from here on
+    if listed.cached:
+        return listed
+    source = listed.package
+    verdict = judge_staged(source.moved_to(staged) if source is not None else staged, listed.spec.trust, host)
+    return replace(
+        listed, status=verdict.status, diagnostics=listed.diagnostics + verdict.diagnostics, facts=verdict.facts
+    )
 
 
-def installed_at(work: Work, out: Path) -> None:
+def installed_at(listed: Listed, out: Path) -> Listed:
     """Take the package's installed folder in ``out`` as it is (an unchanged image is not staged again)."""
-    assert work.outcome.name is not None
-    work.staged = install.package_dir(out, work.outcome.name)
-    work.entries = work.data = None
+    assert listed.name is not None
+    return replace(listed, staged=install.package_dir(out, listed.name), entries=None, data=None)
 
 
-def placed(work: Work) -> None:
+def placed(listed: Listed) -> Listed:
     """Where the package is in the image, once staged or kept."""
-    if work.alive and work.outcome.name is not None:
-        work.outcome.path = f"node_modules/{work.outcome.name}"
-        work.outcome.chain = (work.outcome.name,)
+    if listed.alive and listed.name is not None:
+        return replace(listed, path=f"node_modules/{listed.name}")
+    return listed
 
 
-def resolve(works: list[Work], staging: Path) -> None:
+def resolve(listed: list[Listed], staging: Path) -> list[Listed]:
     """Refuse each staged package whose ``<name>/package.json`` the real node cannot resolve."""
-    pending = [w for w in works if w.alive and w.staged is not None and not w.cached]
-    pairs = [(w.outcome.name or "", staging) for w in pending]
-    verdicts = install.resolve_all(pairs)
-    for w, pair in zip(pending, pairs, strict=True):
-        problem = verdicts[pair]
-        if problem is not None:
-            w.refuse(
+    pending = [one for one in listed if one.alive and one.staged is not None and not one.cached]
+    pairs = {one.spec.index: (one.name or "", staging) for one in pending}
+    verdicts = install.resolve_all(list(pairs.values()))
+    out = []
+    for one in listed:
+        pair = pairs.get(one.spec.index)
+        problem = verdicts[pair] if pair is not None else None
+        if problem is None:
+            out.append(one)
+            continue
+        out.append(
+            one.refused(
                 Diagnostic(
                     "error",
                     NB1810.id,
                     MANIFEST,
                     "/exports",
-                    f"the host could not resolve require.resolve('{w.outcome.name}/package.json'): {problem}",
+                    f"the host could not resolve require.resolve('{one.name}/package.json'): {problem}",
                     'keep "./package.json": "./package.json" in the exports map',
                 )
             )
+        )
+    return out

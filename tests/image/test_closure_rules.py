@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from neuralis_build.errors import UsageError
-from neuralis_build.image.closure import host_package_names
 from neuralis_build.image.conflicts import closure_conflicts, installed_of
 from neuralis_build.image.graph import Root, platform_problem, walk
-from neuralis_build.image.lockfile import parse_npm_lock
-from neuralis_build.image.npm import translate
+from neuralis_build.image.npmcli import translate
+from neuralis_build.image.npmlock import parse_npm_lock
+from neuralis_build.image.registrytarballs import TarballStore, matches, strongest
 from neuralis_build.image.resolve import Admitted, check_lock, root_manifest
-from neuralis_build.image.tarballs import TarballStore, matches, strongest
+from neuralis_build.image.tree import host_package_names
 from neuralis_build.npm.fields import license_of
 
 LINUX = ("linux", "x64", "glibc")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from neuralis_build import folderlock
-from neuralis_build.image.work import record_of
+from neuralis_build.image.listed import record_of
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import package_tgz, spec_text, write_tgz
 from tests.image.faultkit import CLI, DRIVER, HANG_GUARD, Lines, assert_consistent, cli, image_files, leftovers
@@ -153,17 +153,16 @@ def test_a_refusal_node_may_have_caused_is_asked_again_on_the_next_build(tmp_pat
 
 def test_record_of_keeps_no_verdict_from_the_environment() -> None:
     from neuralis_build.diagnostics import Diagnostic
-    from neuralis_build.image.report import PackageOutcome
+    from neuralis_build.image.listed import Listed
     from neuralis_build.image.spec import PackageSpec
     from neuralis_build.image.work import Work
 
     def refused(code: str) -> Work:
         spec = PackageSpec(0, "a.tgz", "tarball", "host-dependency", "first-party", None, None)
-        work = Work(spec, PackageOutcome("a.tgz", "host-dependency", "first-party", name="a", status="refused"))
-        work.outcome.diagnostics.append(Diagnostic("error", code, "package.json", "", "no", None))
-        return work
+        diagnostic = Diagnostic("error", code, "package.json", "", "no", None)
+        return Work.of(Listed(spec, name="a").refused(diagnostic))
 
-    assert [record_of(refused(c)) is None for c in ("NB1801", "NB1810", "NB1812", "NB0101")] == [
+    assert [record_of(w.listed, w.outcome) is None for w in map(refused, ("NB1801", "NB1810", "NB1812", "NB0101"))] == [
         True,
         True,
         True,
@@ -366,13 +365,12 @@ def test_an_unchanged_rerun_keeps_node_modules_and_a_touched_one_is_installed_af
 def test_an_error_reading_the_package_s_own_folder_refuses_it_and_a_machine_error_does_not(tmp_path: Path) -> None:
     import errno
 
-    from neuralis_build.image.report import PackageOutcome
+    from neuralis_build.image.listed import Listed, in_source, unreadable
     from neuralis_build.image.spec import PackageSpec
-    from neuralis_build.image.work import Work, in_source, unreadable
 
     folder = tmp_path / "pkg"
     spec = PackageSpec(0, "pkg", "directory", "host-dependency", "first-party", None, None, path=folder)
-    work = Work(spec, PackageOutcome("pkg", "host-dependency", "first-party"))
+    work = Listed(spec)
     denied = OSError(errno.EACCES, "Permission denied", str(folder / "lib" / "x.js"))
     assert in_source(work, denied)
     assert unreadable(work, denied).to_json() == {

@@ -11,21 +11,19 @@ import pytest
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.image import keep
 from neuralis_build.image.cache import Cache, listing_digest
-from neuralis_build.image.closure import Diverged, Tree
 from neuralis_build.image.extract import Limits
-from neuralis_build.image.report import PackageOutcome
+from neuralis_build.image.listed import Listed
 from neuralis_build.image.spec import PackageSpec
+from neuralis_build.image.tree import Diverged, Tree
 from neuralis_build.image.work import Work
 
 
-def _work(name: str, integrity: str, *, cached: bool = True) -> Work:
+def _work(name: str, integrity: str, *, cached: bool = True) -> Listed:
     spec = PackageSpec(0, f"{name}.tgz", "tarball", "host-dependency", "first-party", None, None)
-    work = Work(spec, PackageOutcome(spec.source, "host-dependency", "first-party", name=name))
-    work.integrity, work.cached = integrity, cached
-    return work
+    return Listed(spec, name=name, integrity=integrity, cached=cached)
 
 
-def _image(tmp_path: Path) -> tuple[Path, Cache, list[Work], str]:
+def _image(tmp_path: Path) -> tuple[Path, Cache, list[Listed], str]:
     out = tmp_path / "out"
     (out / "node_modules" / "acme-a").mkdir(parents=True)
     (out / "node_modules" / "acme-a" / "package.json").write_text('{"name": "acme-a", "version": "1.0.0"}')
@@ -107,7 +105,7 @@ def test_node_s_verdicts_are_reused_only_for_the_same_edges(tmp_path: Path) -> N
 
 def test_a_kept_tree_is_never_changed_by_a_refusal(tmp_path: Path) -> None:
     out, _, works, _ = _image(tmp_path)
-    args: Any = (works, out, tmp_path / "resolve", out, default_host_profile(), 1, Limits(), None)
+    args: Any = ([Work.of(w) for w in works], out, tmp_path / "resolve", out, default_host_profile(), 1, Limits(), None)
     tree = Tree(*args, [["node_modules/acme-a", "sha512-a"]])
     tree.lock = object()  # type: ignore[assignment]
     with pytest.raises(Diverged):

@@ -15,14 +15,14 @@ from pathlib import Path
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.image.discover import Found, discover
+from neuralis_build.image.dependencies import Found, discover
 from neuralis_build.image.extract import Limits
 from neuralis_build.image.graph import Closure, Root, walk
-from neuralis_build.image.lockfile import MODULES, NpmLock
 from neuralis_build.image.materialize import Written, facts_of_folder, materialize
-from neuralis_build.image.npm import Runner
+from neuralis_build.image.npmcli import Runner
+from neuralis_build.image.npmlock import MODULES, NpmLock
+from neuralis_build.image.registrytarballs import TarballStore, Wanted
 from neuralis_build.image.resolve import Admitted, resolve
-from neuralis_build.image.tarballs import TarballStore, Wanted
 from neuralis_build.image.work import Work
 from neuralis_build.npm.packagejson import MANIFEST
 

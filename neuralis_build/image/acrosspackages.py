@@ -8,13 +8,13 @@ from typing import Any
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import keep
 from neuralis_build.image.cache import Cache
-from neuralis_build.image.closure import NB1812, Tree
 from neuralis_build.image.conflicts import Conflict, closure_conflicts
 from neuralis_build.image.contests import Facts, Registry, ToolContest, settle_tools, shadow_warnings
-from neuralis_build.image.judge import reported
+from neuralis_build.image.moduleverdict import reported
 from neuralis_build.image.nodecheck import NodeVerdicts, check_with_node
 from neuralis_build.image.report import PackageOutcome
 from neuralis_build.image.spec import ImageSpec
+from neuralis_build.image.tree import NB1812, Tree
 from neuralis_build.image.work import Work
 
 

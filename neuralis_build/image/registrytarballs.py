@@ -22,7 +22,7 @@ from pathlib import Path
 
 from neuralis_build import __version__, atomic
 from neuralis_build.errors import UsageError
-from neuralis_build.image.npm import NpmFailed, Runner, run_npm
+from neuralis_build.image.npmcli import NpmFailed, Runner, run_npm
 
 _STRENGTH = {"sha512": 4, "sha384": 3, "sha256": 2, "sha1": 1}
 FETCH_TIMEOUT = 120.0

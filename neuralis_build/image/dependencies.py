@@ -20,19 +20,29 @@ from neuralis_build.errors import NeuralisError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.contests import Facts, facts_of
 from neuralis_build.image.graph import Closure, Placed
-from neuralis_build.image.judge import module_verdict_codes
 from neuralis_build.image.materialize import Written
-from neuralis_build.image.report import PackageOutcome
+from neuralis_build.image.moduleverdict import module_verdict_codes
+from neuralis_build.image.report import PackageOutcome, Status
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.package import Package, load_package
+from neuralis_build.trust import Trust
 
 NB1814 = code("NB1814", "dependency-id-taken", "a dependency's neuralis id is already loaded from another package")
 
 _RANK = {"first-party": 0, "trusted": 1, "untrusted": 2}
 
 
-def judge_staged(outcome: PackageOutcome, staged: Package | Path, host: HostProfile) -> Facts | None:
-    """Validate an installed package at its tier; set its status and diagnostics; its claims when it loads.
+@dataclass(frozen=True, slots=True)
+class StagedVerdict:
+    """An installed package's own verdict at its tier: its status, its diagnostics, its claims when it loads."""
+
+    status: Status
+    diagnostics: tuple[Diagnostic, ...] = ()
+    facts: Facts | None = None
+
+
+def judge_staged(staged: Package | Path, trust: Trust, host: HostProfile) -> StagedVerdict:
+    """Validate an installed package at its tier.
 
     ``staged`` is the package as installed: the model already read from its source (moved to the staged
     folder, so package.json is not read again), or the folder to read it from.
@@ -44,29 +54,23 @@ def judge_staged(outcome: PackageOutcome, staged: Package | Path, host: HostProf
             diagnostics = getattr(exc, "diagnostics", None)
             if not diagnostics or exc.exit_code != 1:
                 raise
-            outcome.status = "refused"
-            outcome.diagnostics.extend(diagnostics)
-            return None
+            return StagedVerdict("refused", tuple(diagnostics))
     if not staged.is_neuralis:
-        outcome.status = "not-neuralis"
-        return None
+        return StagedVerdict("not-neuralis")
     if staged.reference_only:
-        outcome.status = "reference-only"
-        return None
+        return StagedVerdict("reference-only")
     from neuralis_build.check import check_package  # the manifest rules load only when a package is checked
     from neuralis_build.manifest.sections.events import NB0706
 
-    judged = check_package(staged, outcome.trust, host)
+    judged = check_package(staged, trust, host)
     # The module is judged later, against the packages this image loads; its verdict never refuses the
     # package. An installed package is its packed form: event sources stay behind (the build compiled
     # them, and check's NB1612 still requires dist/src/events/<subject>.js).
     ignored = module_verdict_codes() | {NB0706.id}
-    own = [d for d in judged.diagnostics if d.code not in ignored]
-    outcome.diagnostics.extend(own)
+    own = tuple(d for d in judged.diagnostics if d.code not in ignored)
     if has_errors(own):
-        outcome.status = "refused"
-        return None
-    return facts_of(judged)
+        return StagedVerdict("refused", own)
+    return StagedVerdict("loaded", own, facts_of(judged))
 
 
 @dataclass
@@ -109,6 +113,11 @@ def discover(
             kinds.setdefault((p.node.package_name, p.node.version, p.node.integrity), []).append(p)
         for n, same in enumerate(kinds.values()):
             best = same[0]
+            taken = listed_ids.get(ident) or (_label(members[0]) if n > 0 else None)
+            if taken is not None:
+                verdict = StagedVerdict("refused", (_taken(best, ident, taken),))
+            else:
+                verdict = judge_staged(staging.joinpath(*best.path.split("/")), best.trust, host)
             outcome = PackageOutcome(
                 source=best.node.resolved or f"bundled in {best.node.parent_path}",
                 install_class=best.install_class,
@@ -116,18 +125,13 @@ def discover(
                 name=best.node.package_name,
                 id=ident,
                 version=best.node.version,
+                status=verdict.status,
+                diagnostics=list(verdict.diagnostics),
                 path=best.path,
                 chain=best.chain,
                 paths=tuple(p.path for p in same),
             )
-            taken = listed_ids.get(ident) or (_label(members[0]) if n > 0 else None)
-            if taken is not None:
-                outcome.status = "refused"
-                outcome.diagnostics.append(_taken(outcome, taken))
-                found.append(Found(outcome, None, same))
-                continue
-            facts = judge_staged(outcome, staging.joinpath(*best.path.split("/")), host)
-            found.append(Found(outcome, facts, same))
+            found.append(Found(outcome, verdict.facts, same))
     return found
 
 
@@ -135,13 +139,14 @@ def _label(p: Placed) -> str:
     return f"{p.node.package_name}@{p.node.version} (via {' → '.join(p.chain)})"
 
 
-def _taken(outcome: PackageOutcome, taken: str) -> Diagnostic:
+def _taken(best: Placed, ident: str, taken: str) -> Diagnostic:
+    name, version = best.node.package_name, best.node.version
     return Diagnostic(
         "error",
         NB1814.id,
         MANIFEST,
-        "/neuralis/id" if outcome.id != outcome.name else "/name",
-        f"{outcome.name}@{outcome.version} (via {' → '.join(outcome.chain)}) has the id {outcome.id!r}, which "
+        "/neuralis/id" if ident != name else "/name",
+        f"{name}@{version} (via {' → '.join(best.chain)}) has the id {ident!r}, which "
         f"{taken} already has; the host loads one package per id",
         "depend on the version the image already installs, or list only one of them",
     )
