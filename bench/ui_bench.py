@@ -161,9 +161,9 @@ def generate(root: Path, modules: int) -> None:
 def esbuild_alone_args(root: Path, mode: str = "production") -> list[str]:
     """The exact esbuild command line the build runs, writing beside it instead of into dist/app."""
     from neuralis_build.hostprofile import default_host_profile
+    from neuralis_build.npm.nodemodules import package_name_of
     from neuralis_build.ui.build import esbuild_args
     from neuralis_build.ui.driver import LOG_FLAGS, write_tsconfig
-    from neuralis_build.ui.resolve import package_name_of
 
     work = root / "esbuild-alone"
     work.mkdir()

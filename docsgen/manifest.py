@@ -174,6 +174,21 @@ def _section(section: Any) -> str:
     return "\n\n".join(parts)
 
 
+def _outputs_section() -> str:
+    """The outputs stage: no key of its own; it judges the other sections' declarations against the build."""
+    from neuralis_build.diagnostics import Code
+    from neuralis_build.outputs import rules
+
+    found = sorted(value.id for key, value in vars(rules).items() if isinstance(value, Code) and key == value.id)
+    return "\n\n".join(
+        [
+            "## outputs",
+            "No key of its own: its rules judge what other sections declare against the package's files.",
+            "Rules across keys and files: " + ", ".join(code_link(c, HERE) for c in found) + ".",
+        ]
+    )
+
+
 def pages() -> dict[str, str]:
     from neuralis_build.manifest.block import SECTIONS
 
@@ -187,4 +202,5 @@ def pages() -> dict[str, str]:
         "those tiers: below them, `check` warns and the host drops it. Every code links to its entry in the "
         "[catalogue](codes/index.md)."
     )
-    return {HERE: page(["# Manifest keys", intro, *(_section(s) for s in SECTIONS)])}
+    sections = [_section(s) for s in SECTIONS]
+    return {HERE: page(["# Manifest keys", intro, *sections, _outputs_section()])}

@@ -112,7 +112,9 @@ def test_session_and_state_are_json_values_never_code(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     attack = f"require('child_process').execSync('touch {marker}')"
     request = {"event": "report.failed", "subjectId": "r-1", "projectId": "p", "data": {"reportId": "r-1"}}
-    result = publish_test_event(root, BLOCK, {**request, "session": attack, "state": attack}, "first-party", "x")
+    result = publish_test_event(
+        root, read_block(BLOCK), {**request, "session": attack, "state": attack}, "first-party", "x"
+    )
     # visible() got the two strings as they were sent, and nothing else ran
     assert (result.ok, result.admitted) == (True, True)
     assert not marker.exists()

@@ -135,7 +135,7 @@ def test_a_node_that_prints_garbage_is_an_environment_error_of_the_closure_check
 
 def test_a_lock_nested_ten_thousand_deep_is_a_located_refusal(tmp_path: Path):
     from neuralis_build.errors import UsageError
-    from neuralis_build.image.lock import read_lock
+    from neuralis_build.image.imagelock import read_lock
 
     lock = tmp_path / "neuralis-image.lock"
     lock.write_text('version = 1\n\n[[package]]\nsource = "./a"\nname = ' + "[" * 10_000 + "]" * 10_000 + "\n")
