@@ -12,15 +12,15 @@ from neuralis_build.image.conflicts import Conflict, closure_conflicts
 from neuralis_build.image.contests import Facts, Registry, ToolContest, settle_tools, shadow_warnings
 from neuralis_build.image.moduleverdict import reported
 from neuralis_build.image.nodecheck import NodeVerdicts, check_with_node
-from neuralis_build.image.report import PackageOutcome
 from neuralis_build.image.spec import ImageSpec
+from neuralis_build.image.standing import Member
 from neuralis_build.image.tree import NB1812, Tree
 from neuralis_build.image.work import Work
 
 
-def _loaded(works: list[Work], tree: Tree) -> list[tuple[PackageOutcome, Facts]]:
-    pairs = [(w.outcome, w.facts) for w in works] + [(f.outcome, f.facts) for f in tree.found]
-    return [(o, f) for o, f in pairs if f is not None and o.status == "loaded"]
+def _loaded(works: list[Work], tree: Tree) -> list[tuple[Member, Facts]]:
+    pairs: list[tuple[Member, Facts | None]] = [(w, w.facts) for w in works] + [(f, f.facts) for f in tree.found]
+    return [(m, f) for m, f in pairs if f is not None and m.loaded]
 
 
 def settle(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) -> tuple[Registry, list[ToolContest]]:
@@ -29,27 +29,26 @@ def settle(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) ->
     A package refused here takes out whatever needs it, like any refused package.
     """
     registry = Registry(host.platform_config_keys)
-    losers: list[PackageOutcome] = []
-    for outcome, facts in sorted(_loaded(works, tree), key=lambda pair: pair[0].id or ""):
+    losers: list[Member] = []
+    for member, facts in sorted(_loaded(works, tree), key=lambda pair: pair[0].own.id or ""):
         problems = registry.conflicts(facts)
         if problems:
-            outcome.status = "refused"
-            outcome.diagnostics.extend(problems)
-            losers.append(outcome)
+            member.standing.refuse(*problems)
+            losers.append(member)
         else:
             registry.claim(facts)
-    tree.refuse_found([f for f in tree.found if f.outcome in losers])
+    tree.refuse_found([f for f in tree.found if any(f is m for m in losers)])
     listed = {
-        f"node_modules/{w.outcome.name}": (f"{w.outcome.name}@{w.outcome.version}", "it lost a contest")
+        f"node_modules/{w.own.name}": (f"{w.own.name}@{w.own.version}", "it lost a contest")
         for w in works
-        if w.outcome in losers and w.staged is not None
+        if any(w is m for m in losers) and w.staged is not None
     }
     if listed:
         tree.refuse(listed, NB1812.id)
     loaded = _loaded(works, tree)
     contests = settle_tools([f for _, f in loaded], host.platform_tools, [(m.server, m.tools) for m in spec.mcp])
-    for outcome, facts in loaded:
-        outcome.diagnostics.extend(shadow_warnings(facts, contests))
+    for member, facts in loaded:
+        member.standing.diagnostics.extend(shadow_warnings(facts, contests))
     return registry, contests
 
 
@@ -59,13 +58,15 @@ def judge_modules(works: list[Work], tree: Tree, host: HostProfile) -> None:
 
     loaded = _loaded(works, tree)
     available = {i for _, f in loaded for i in f.published}
-    for outcome, facts in loaded:
-        if facts.module is not None and outcome.path is not None:
+    for member, facts in loaded:
+        path = member.own.path
+        if facts.module is not None and path is not None:
             verdict = facts.verdict
             if verdict is None:  # a cache record written before verdicts were handed on: judge from disk once
-                where = tree.root.joinpath(*outcome.path.split("/"))
-                verdict = judge_module(where, facts.module, host, set(), package_id=facts.id)
-            outcome.module = reported(verdict, host, available)
+                verdict = judge_module(
+                    tree.root.joinpath(*path.split("/")), facts.module, host, set(), package_id=facts.id
+                )
+            member.standing.module = reported(verdict, host, available)
 
 
 def closure_facts(
@@ -102,7 +103,7 @@ def closure_facts(
         for (src, name, _), problem in zip(edges, verdicts.edges, strict=True)
         if problem is not None
     ]
-    listed = {w.outcome.name: w.outcome.version or "" for w in works if w.alive and w.outcome.name}
+    listed = {w.own.name: w.own.version or "" for w in works if w.alive and w.own.name}
     conflicts += closure_conflicts(
         closure, listed, tree.host_names, host.react_major, dict(zip(peers, verdicts.peers, strict=True))
     )

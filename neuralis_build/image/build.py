@@ -76,7 +76,7 @@ class _Run:
         """Announce a package's own verdict (once)."""
         if self.on_event is not None and work.spec.index not in self.announced:
             self.announced.add(work.spec.index)
-            self.on_event(PackageFinished(work.spec.index, len(self.spec.packages), work.outcome))
+            self.on_event(PackageFinished(work.spec.index, len(self.spec.packages), work.own))
 
     def settled(self, listed: Listed) -> Listed:
         """Announce a package as soon as a stage settles its own verdict (refused, or the cache's)."""
@@ -189,7 +189,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         works = [Work.of(one) for one in entries]  # each report row made once, from its stages' value
         for w in works:
             run.finish(w)
-        locked = [Locked(w.spec.source, w.outcome.name, w.outcome.version, w.integrity) for w in works]
+        locked = [Locked(w.spec.source, w.own.name, w.own.version, w.integrity) for w in works]
         old_installed: list[dict[str, object]] = []
         if run.frozen:
             old_packages, old_installed = read_lock(out / LOCK)
@@ -204,6 +204,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         registry, contests = settle(works, tree, run.spec, host)
         judge_modules(works, tree, host)
         conflicts, node_record = closure_facts(works, tree, host, cache if kept is not None else None)
+        # the report's rows, made once: each package's own verdict and what the rules across packages added
         outcomes = [w.outcome for w in works] + [f.outcome for f in tree.found]
         installed = installed_of(tree.closure, tree.written)
         run.notes.extend(n for n in cache.notes if n not in run.notes)

@@ -23,6 +23,7 @@ from neuralis_build.image.graph import Closure, Placed
 from neuralis_build.image.materialize import Written
 from neuralis_build.image.moduleverdict import module_verdict_codes
 from neuralis_build.image.report import PackageOutcome, Status
+from neuralis_build.image.standing import Member
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.package import Package, load_package
 from neuralis_build.trust import Trust
@@ -74,10 +75,9 @@ def judge_staged(staged: Package | Path, trust: Trust, host: HostProfile) -> Sta
 
 
 @dataclass
-class Found:
-    """A dependency the host loads (or refuses): its outcome, its claims and every place it is installed."""
+class Found(Member):
+    """A dependency the host loads (or refuses): its own row, its claims and every place it is installed."""
 
-    outcome: PackageOutcome
     facts: Facts | None
     placed: list[Placed] = field(default_factory=list)
 
@@ -126,7 +126,7 @@ def discover(
                 id=ident,
                 version=best.node.version,
                 status=verdict.status,
-                diagnostics=list(verdict.diagnostics),
+                diagnostics=verdict.diagnostics,
                 path=best.path,
                 chain=best.chain,
                 paths=tuple(p.path for p in same),

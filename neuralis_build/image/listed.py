@@ -86,7 +86,7 @@ def outcome_of(listed: Listed) -> PackageOutcome:
         id=listed.id,
         version=listed.version,
         status=listed.status,
-        diagnostics=list(listed.diagnostics),
+        diagnostics=listed.diagnostics,
         cached=listed.cached,
         path=listed.path,
         chain=(listed.name,) if listed.path is not None and listed.name is not None else (),

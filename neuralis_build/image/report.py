@@ -19,9 +19,9 @@ REPORT = "neuralis-image.json"
 Status = Literal["loaded", "reference-only", "not-neuralis", "refused"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class PackageOutcome:
-    """One SPEC entry's outcome in the image."""
+    """One package's row in the image report (a listed one, or a dependency the host loads)."""
 
     source: str
     install_class: InstallClass
@@ -30,7 +30,7 @@ class PackageOutcome:
     id: str | None = None
     version: str | None = None
     status: Status = "loaded"
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: tuple[Diagnostic, ...] = ()
     module: ModuleVerdict | None = None
     cached: bool = False
     path: str | None = None  # where it is installed (node_modules/…), None when refused before installing

@@ -73,7 +73,7 @@ class Tree:
         kept: list[list[str]] | None = None,
     ) -> None:
         self.works = works
-        self.by_name = {w.outcome.name: w for w in works if w.outcome.name}
+        self.by_name = {w.own.name: w for w in works if w.own.name}
         self.root = root
         self.resolve_dir = resolve_dir
         self.kept = kept  # the plan of the kept tree; None when the tree is staged
@@ -97,15 +97,11 @@ class Tree:
     def resolve(self, frozen: bool) -> None:
         """npm resolves the closure of the admitted packages (or, with ``frozen``, the lock is taken as it is)."""
         self._drop_refused()
-        admitted = [
-            Admitted(w.outcome.name or "", w.integrity or "", w.tarball, w.tgz, _needs(w)) for w in self.admitted()
-        ]
+        admitted = [Admitted(w.own.name or "", w.integrity or "", w.tarball, w.tgz, _needs(w)) for w in self.admitted()]
         self.lock = resolve(admitted, self.resolve_dir, self.out, frozen=frozen, npm=self.npm)
 
     def roots(self) -> list[Root]:
-        return [
-            Root(w.outcome.name or "", w.outcome.trust, w.spec.install_class, w.spec.index) for w in self.admitted()
-        ]
+        return [Root(w.own.name or "", w.own.trust, w.spec.install_class, w.spec.index) for w in self.admitted()]
 
     def install(self) -> None:
         """Walk the lock from the admitted packages, fetch what they reach and write it into the staging tree."""
@@ -136,13 +132,9 @@ class Tree:
 
     def discover(self) -> None:
         """Judge every installed ``neuralis`` dependency; a refused one takes out the listed packages that need it."""
-        listed_ids = {
-            w.outcome.id: f"the listed {w.outcome.name}@{w.outcome.version}"
-            for w in self.works
-            if w.alive and w.outcome.id
-        }
+        listed_ids = {w.own.id: f"the listed {w.own.name}@{w.own.version}" for w in self.works if w.alive and w.own.id}
         self.found = discover(self.closure, self.written, self.root, self.host, listed_ids)
-        self.refuse_found([f for f in self.found if f.outcome.status == "refused"])
+        self.refuse_found([f for f in self.found if not f.alive])
 
     def refuse_found(self, refused: list[Found]) -> None:
         """Take out the listed packages that need these refused dependencies."""
@@ -150,7 +142,7 @@ class Tree:
         for f in refused:
             reason = next((d.message for d in f.outcome.diagnostics if d.severity == "error"), "it is refused")
             for path in f.paths:
-                bad[path] = (f"{f.outcome.name}@{f.outcome.version}", reason)
+                bad[path] = (f"{f.own.name}@{f.own.version}", reason)
         if bad:
             self.refuse(bad, NB1812.id)
 
@@ -184,10 +176,10 @@ class Tree:
                         "fix or replace that dependency: the image installs nothing that requires a refused package",
                     )
                 )
-                self.blocked[f"{MODULES}{root}"] = (f"{root}@{work.outcome.version}", "it is refused")
+                self.blocked[f"{MODULES}{root}"] = (f"{root}@{work.own.version}", "it is refused")
         self._prune(before - set(self.closure.placed))
         self._drop_refused()
-        self.found = [f for f in self.found if f.outcome.status == "refused" or f.paths[0] in self.closure.placed]
+        self.found = [f for f in self.found if not f.alive or f.paths[0] in self.closure.placed]
 
     def _at(self, path: str) -> Path:
         return self.root.joinpath(*path.split("/"))
@@ -196,7 +188,7 @@ class Tree:
         for w in self.works:
             if not w.alive and w.staged is not None and w.staged.exists():
                 if self.kept is not None:
-                    raise Diverged(f"{w.outcome.name} is refused but installed in the kept tree")
+                    raise Diverged(f"{w.own.name} is refused but installed in the kept tree")
                 shutil.rmtree(w.staged)
                 scope = w.staged.parent
                 if scope.name.startswith("@") and not any(scope.iterdir()):

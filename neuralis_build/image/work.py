@@ -1,8 +1,8 @@
-"""A listed package in the rules across packages: its stages' value and its row of the report.
+"""A listed package in the rules across packages: its stages' value, its own row, its standing among the others.
 
-The per-package stages hand on a ``Listed`` value (listed.py); from then on the closure, the
-contests and the UI-module verdicts settle what is left on its report row (``PackageOutcome``):
-a refusal that another package causes, a shadowed tool, the module's status.
+The per-package stages hand on a ``Listed`` value (listed.py); its own row of the report is made
+from it once (``outcome_of``). The closure, the contests and the UI-module verdicts add to its
+``Standing`` (standing.py), and the final row is made from the two at the end of the build.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.image.listed import Listed, outcome_of
 from neuralis_build.image.report import PackageOutcome
+from neuralis_build.image.standing import Member
 
 if TYPE_CHECKING:
     from neuralis_build.image.contests import Facts
@@ -30,25 +30,20 @@ class PackageFinished:
     outcome: PackageOutcome
 
 
-@dataclass(frozen=True)
-class Work:
-    """A listed package past its own stages: what they found (``listed``) and its report row (``outcome``)."""
+@dataclass
+class Work(Member):
+    """A listed package past its own stages: what they found (``listed``), its own row, its standing."""
 
     listed: Listed
-    outcome: PackageOutcome
 
     @classmethod
     def of(cls, listed: Listed) -> Work:
-        """The listed package with its report row, made once."""
-        return cls(listed, outcome_of(listed))
+        """The listed package with its own row, made once."""
+        return cls(outcome_of(listed), listed)
 
     @property
     def spec(self) -> PackageSpec:
         return self.listed.spec
-
-    @property
-    def alive(self) -> bool:
-        return self.outcome.status != "refused"
 
     @property
     def staged(self) -> Path | None:
@@ -77,8 +72,3 @@ class Work:
     @property
     def cached(self) -> bool:
         return self.listed.cached
-
-    def refuse(self, diagnostic: Diagnostic) -> None:
-        """Refused because of another package (a dependency refused, a contest lost)."""
-        self.outcome.status = "refused"
-        self.outcome.diagnostics.append(diagnostic)
