@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from neuralis_build.image.extract import Entry, write_entries
+from neuralis_build.npm.fields import NpmFields
 from neuralis_build.npm.names import name_problems
 from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.process import json_from, run, which
@@ -37,11 +38,9 @@ def stage(entries: Sequence[Entry], staging_root: Path, name: str) -> Path:
     return target
 
 
-def bundled_folders(root: Path, manifest: dict[str, Any]) -> list[str]:
+def bundled_folders(root: Path, npm: NpmFields) -> list[str]:
     """The ``node_modules/<name>/`` folders npm packs as bundled: the bundled names and what they depend on."""
-    from neuralis_build.pack.refusals import _bundled
-
-    queue = list(_bundled(manifest)[1])
+    queue = list(npm.bundled[1])
     found: list[str] = []
     while queue:
         name = queue.pop(0)

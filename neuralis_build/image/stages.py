@@ -21,6 +21,7 @@ from neuralis_build.image.extract import ArchiveRefused, Limits, read_tarball
 from neuralis_build.image.fetch import NB1801, NB1802, FetchFailed, integrity_of, npm_pack, read_tarball_file
 from neuralis_build.image.listed import Listed, cached_verdict, in_source, key_of, unreadable
 from neuralis_build.image.materialize import read_manifest
+from neuralis_build.npm.fields import npm_fields
 from neuralis_build.npm.names import name_problems
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.package import Package, load_package, parse_manifest
@@ -243,7 +244,7 @@ def write(listed: Listed, root: Path, host: HostProfile, limits: Limits) -> List
             # package.json as npm does
             manifest = listed.package.manifest if listed.package is not None else read_manifest(staged)
             # npm's pack takes the bundled dependencies' folders as they are
-            bundled = install.bundled_folders(staged, manifest)
+            bundled = install.bundled_folders(staged, npm_fields(manifest))
             install.keep_only(staged, set(packlist(staged, manifest)), bundled)
     except ArchiveRefused as exc:
         return replace(listed, entries=None, data=None).refused(listed.at_source(exc.rule.id, exc.message, exc.hint))

@@ -33,6 +33,8 @@ class NpmFields:
     optional_dependencies: Mapping[str, Any] = field(default_factory=dict)
     has_version: bool = False
     """True when package.json has a ``version`` key at all (whatever its value)."""
+    bundled: tuple[str, tuple[str, ...]] = ("bundleDependencies", ())
+    """The key that names the bundled dependencies, and their names as npm normalises them."""
 
     def ranges(self, field: str) -> Mapping[str, Any]:
         """The dependency map of ``field`` (``dependencies``, ``devDependencies``, …); empty when absent."""
@@ -47,6 +49,11 @@ class NpmFields:
         """The range ``field`` gives for ``name`` when it is a string."""
         spec = self.ranges(field).get(name)
         return spec if isinstance(spec, str) else None
+
+    def script_text(self, name: str) -> str | None:
+        """The script ``name`` when it is a string."""
+        value = self.scripts.get(name)
+        return value if isinstance(value, str) else None
 
     def script(self, name: str) -> str | None:
         """The script ``name`` when it is a non-empty value (npm runs any truthy one), as text."""
@@ -81,4 +88,19 @@ def npm_fields(manifest: Mapping[str, Any] | None) -> NpmFields:
         peer_dependencies=_map(manifest.get("peerDependencies")),
         optional_dependencies=_map(manifest.get("optionalDependencies")),
         has_version="version" in manifest,
+        bundled=_bundled(manifest),
     )
+
+
+def _bundled(manifest: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """The bundled dependency names as npm normalises them (``true`` means every dependency)."""
+    key = "bundleDependencies" if "bundleDependencies" in manifest else "bundledDependencies"
+    value = manifest.get(key)
+    deps = manifest.get("dependencies")
+    if value is True:
+        return key, tuple(deps) if isinstance(deps, dict) else ()
+    if isinstance(value, dict):
+        return key, tuple(value)
+    if isinstance(value, list):
+        return key, tuple(v for v in value if isinstance(v, str))
+    return key, ()

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from neuralis_build.archivepath import NB1803, path_problem
 from neuralis_build.diagnostics import Diagnostic, code, has_errors
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.judged import JudgedPackage
+from neuralis_build.npm.fields import NpmFields
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.outputs.buildmode import NB1617
 from neuralis_build.outputs.rules import NB1615
@@ -29,7 +29,7 @@ NB1712 = code(
 MAX_RATIO = 1000
 
 
-def _edge_type(manifest: dict[str, Any], name: str) -> str | None:
+def _edge_type(npm: NpmFields, name: str) -> str | None:
     """The kind of dependency arborist makes of ``name`` for the package it packs: its dependency fields are
     read in this order and a later one replaces an earlier one (a name in both dependencies and devDependencies
     is a dev dependency). npm-packlist bundles only a prod or optional one that is installed; a listed peer or
@@ -41,35 +41,20 @@ def _edge_type(manifest: dict[str, Any], name: str) -> str | None:
         ("optionalDependencies", "optional"),
         ("devDependencies", "dev"),
     ):
-        deps = manifest.get(field_name)
-        if isinstance(deps, dict) and name in deps:
+        if name in npm.ranges(field_name):
             kind = field_kind
     return kind
-
-
-def _bundled(manifest: dict[str, Any]) -> tuple[str, list[str]]:
-    """The bundled dependency names as npm normalises them (``true`` means every dependency)."""
-    key = "bundleDependencies" if "bundleDependencies" in manifest else "bundledDependencies"
-    value = manifest.get(key)
-    deps = manifest.get("dependencies")
-    if value is True:
-        return key, list(deps) if isinstance(deps, dict) else []
-    if isinstance(value, dict):
-        return key, list(value)
-    if isinstance(value, list):
-        return key, [v for v in value if isinstance(v, str)]
-    return key, []
 
 
 def shape_diagnostics(package: Package) -> list[Diagnostic]:
     """What stops npm's file list from being computed or reproduced (name, version, files, bundles, workspaces)."""
     manifest = package.manifest
     found = identity_diagnostics(manifest) + files_diagnostics(manifest)
-    key, bundled = _bundled(manifest)
+    key, bundled = package.npm.bundled
     installed = [
         name
         for name in bundled
-        if _edge_type(manifest, name) in ("prod", "optional") and (package.root / "node_modules" / name).is_dir()
+        if _edge_type(package.npm, name) in ("prod", "optional") and (package.root / "node_modules" / name).is_dir()
     ]
     if installed:
         found.append(
