@@ -33,6 +33,8 @@ class NpmFields:
     optional_dependencies: Mapping[str, Any] = field(default_factory=dict)
     has_version: bool = False
     """True when package.json has a ``version`` key at all (whatever its value)."""
+    postcss: bool = False
+    """package.json carries a PostCSS config (a ``postcss`` object or string), as postcss-load-config reads it."""
     bundled: tuple[str, tuple[str, ...]] = ("bundleDependencies", ())
     """The key that names the bundled dependencies, and their names as npm normalises them."""
 
@@ -88,6 +90,7 @@ def npm_fields(manifest: Mapping[str, Any] | None) -> NpmFields:
         peer_dependencies=_map(manifest.get("peerDependencies")),
         optional_dependencies=_map(manifest.get("optionalDependencies")),
         has_version="version" in manifest,
+        postcss=isinstance(manifest.get("postcss"), dict | str),
         bundled=_bundled(manifest),
     )
 

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.jsonpointer import join
+from neuralis_build.npm.fields import DEPENDENCY_FIELDS
 
 if TYPE_CHECKING:
     from typing import Any
@@ -108,8 +110,7 @@ def _diagnostic(
 
 def _declared(package: Package, name: str) -> tuple[str, str]:
     """Where package.json declares ``name`` (its JSON pointer), else package.json's root."""
-    for key in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies"):
-        deps = package.manifest.get(key)
-        if isinstance(deps, dict) and name in deps:
-            return f"/{key}/{name.replace('~', '~0').replace('/', '~1')}", "package.json"
+    for key in DEPENDENCY_FIELDS:
+        if name in package.npm.ranges(key):
+            return join(f"/{key}", name), "package.json"
     return "", "package.json"

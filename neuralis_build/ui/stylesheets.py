@@ -53,7 +53,7 @@ class Styling:
 
 def postcss_config(package: Package) -> str | None:
     """The package's PostCSS config, as postcss-load-config finds it in the package folder."""
-    if isinstance(package.manifest.get("postcss"), dict | str):
+    if package.npm.postcss:
         return "package.json"
     return next((name for name in POSTCSS_CONFIGS if (package.root / name).is_file()), None)
 
