@@ -21,10 +21,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from neuralis_build.errors import NeuralisError, UsageError
-from neuralis_build.npm.packagejson import read_object
+from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.process import run, which
 
 MANIFEST = "package.json"
@@ -61,19 +60,14 @@ def package_root() -> Path:
 def workspace_patterns(folder: Path) -> list[str] | None:
     """The ``workspaces`` globs of ``folder``'s package.json (npm's array, or Yarn's ``{packages: [...]}``);
     None when it declares none."""
-    manifest = read_object(folder)
-    if manifest is None or "workspaces" not in manifest:
-        return None
-    declared = manifest["workspaces"]
-    if isinstance(declared, dict):
-        declared = declared.get("packages")
-    return [p for p in declared if isinstance(p, str)] if isinstance(declared, list) else []
+    patterns = read_package_json(folder).npm.workspaces
+    return list(patterns) if patterns is not None else None
 
 
 def is_workspaces_root(folder: Path) -> bool:
     """True for a folder whose package.json declares workspaces and is not itself a Neuralis package."""
-    manifest = read_object(folder)
-    return manifest is not None and "workspaces" in manifest and "neuralis" not in manifest
+    npm = read_package_json(folder).npm
+    return npm.workspaces is not None and not npm.declares_neuralis
 
 
 def workspaces_root_error(folder: Path, command: str, shown: str) -> UsageError:
@@ -134,9 +128,8 @@ def select_members(where: Path, selectors: Sequence[str], *, every: bool) -> lis
     for line in done.stdout.splitlines():
         if line.startswith('"'):
             folder = Path(json.loads(line))
-            manifest: dict[str, Any] = read_object(folder) or {}
-            name = manifest.get("name")
-            members.append(Member(folder, name if isinstance(name, str) else None, "neuralis" in manifest))
+            fields = read_package_json(folder).npm
+            members.append(Member(folder, fields.name, fields.declares_neuralis))
     return members
 
 

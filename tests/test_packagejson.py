@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from neuralis_build.npm.packagejson import read_object, read_package_json
+from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.regularfile import NotRegularFile
 from neuralis_build.strictjson import JSONRefused
 
@@ -15,7 +15,6 @@ def test_an_object_is_read_with_its_text(tmp_path):
     (tmp_path / "package.json").write_text('{"name": "a"}', "utf-8")
     read = read_package_json(tmp_path)
     assert (read.error, read.object, read.text) == (None, {"name": "a"}, '{"name": "a"}')
-    assert read_object(tmp_path) == {"name": "a"}
 
 
 def test_a_byte_order_mark_is_dropped_as_npm_drops_it(tmp_path):
@@ -26,7 +25,6 @@ def test_a_byte_order_mark_is_dropped_as_npm_drops_it(tmp_path):
 def test_a_missing_file_is_missing_not_unreadable(tmp_path):
     read = read_package_json(tmp_path)
     assert read.missing and read.raw is None and read.object is None
-    assert read_object(tmp_path) is None
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

@@ -33,6 +33,10 @@ class NpmFields:
     optional_dependencies: Mapping[str, Any] = field(default_factory=dict)
     has_version: bool = False
     """True when package.json has a ``version`` key at all (whatever its value)."""
+    workspaces: tuple[str, ...] | None = None
+    """The ``workspaces`` globs (npm's array, or Yarn's ``{packages: [...]}``); None when the key is absent."""
+    declares_neuralis: bool = False
+    """The package.json has a ``neuralis`` key (the host's discovery signal), whatever its value."""
     postcss: bool = False
     """package.json carries a PostCSS config (a ``postcss`` object or string), as postcss-load-config reads it."""
     bundled: tuple[str, tuple[str, ...]] = ("bundleDependencies", ())
@@ -90,9 +94,20 @@ def npm_fields(manifest: Mapping[str, Any] | None) -> NpmFields:
         peer_dependencies=_map(manifest.get("peerDependencies")),
         optional_dependencies=_map(manifest.get("optionalDependencies")),
         has_version="version" in manifest,
+        workspaces=_workspaces(manifest),
+        declares_neuralis="neuralis" in manifest,
         postcss=isinstance(manifest.get("postcss"), dict | str),
         bundled=_bundled(manifest),
     )
+
+
+def _workspaces(manifest: Mapping[str, Any]) -> tuple[str, ...] | None:
+    if "workspaces" not in manifest:
+        return None
+    declared = manifest["workspaces"]
+    if isinstance(declared, dict):
+        declared = declared.get("packages")
+    return tuple(p for p in declared if isinstance(p, str)) if isinstance(declared, list) else ()
 
 
 def _bundled(manifest: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:

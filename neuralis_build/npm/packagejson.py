@@ -95,12 +95,3 @@ def read_package_json(folder: Path, *, follow_symlinks: bool = True, parse: bool
         return PackageJson(path, error=exc)
     read = PackageJson(path, raw)
     return read.parse() if parse else read
-
-
-def read_object(folder: Path) -> dict[str, Any] | None:
-    """``folder``/package.json as an object; None when absent, unreadable or not an object.
-
-    For the places that skip what Node would skip (a dependency's version, a workspace root's
-    ``workspaces``): npm's own reader fails on such a file and moves on.
-    """
-    return read_package_json(folder).object

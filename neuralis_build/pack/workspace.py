@@ -16,15 +16,15 @@ import os
 from pathlib import Path
 
 from neuralis_build.errors import NeuralisError, UsageError, UserError
-from neuralis_build.npm.packagejson import read_object
+from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.pack.walker import IGNORE_FILES
 from neuralis_build.process import run, which
 from neuralis_build.regularfile import read_regular
 
 
 def _declares_workspaces(folder: Path) -> bool:
-    manifest = read_object(folder)  # None when unreadable: npm's read-package-json-fast fails and moves on up
-    return manifest is not None and "workspaces" in manifest
+    # unreadable reads as no workspaces: npm's read-package-json-fast fails and moves on up
+    return read_package_json(folder).npm.workspaces is not None
 
 
 def workspace_root(member: Path) -> Path | None:

@@ -120,19 +120,19 @@ def current_answers(root: Path, record: Record) -> tuple[dict[str, str], tuple[s
     stays the recorded one, so no file moves and no id the host has stored changes under the author.
     """
     from neuralis_build.npm.names import name_problems
-    from neuralis_build.npm.packagejson import read_object
+    from neuralis_build.npm.packagejson import read_package_json
     from neuralis_build.scaffold.create import INITIAL_VERSION
 
-    manifest = read_object(root) or {}
+    npm = read_package_json(root).npm
     answers = dict(record.answers)
     followed = []
-    name = manifest.get("name")
-    if isinstance(name, str) and name != answers["name"] and not name_problems(name):
+    name = npm.name
+    if name is not None and name != answers["name"] and not name_problems(name):
         followed.append(f'the name "{answers["name"]}" is now "{name}"')
         answers["name"] = name
-    version = manifest.get("version")
+    version = npm.version
     was = answers.get("version", INITIAL_VERSION)
-    if isinstance(version, str) and version.strip() and version != was:
+    if version is not None and version.strip() and version != was:
         followed.append(f"the version {was} is now {version}")
         answers["version"] = version
     return answers, tuple(followed)
