@@ -174,19 +174,21 @@ def _section(section: Any) -> str:
     return "\n\n".join(parts)
 
 
-def _outputs_section() -> str:
-    """The outputs stage: no key of its own; it judges the other sections' declarations against the build."""
+def _outputs_sections() -> list[str]:
+    """The outputs stage's rules: no key of their own; they judge the other sections' declarations against the build."""
     from neuralis_build.diagnostics import Code
-    from neuralis_build.outputs import rules
+    from neuralis_build.outputs import buildmode, rules
 
-    found = sorted(value.id for key, value in vars(rules).items() if isinstance(value, Code) and key == value.id)
-    return "\n\n".join(
-        [
-            "## outputs",
+    parts = []
+    for name, module in (("outputs", rules), ("build-mode", buildmode)):
+        found = sorted(value.id for key, value in vars(module).items() if isinstance(value, Code) and key == value.id)
+        text = [
+            f"## {name}",
             "No key of its own: its rules judge what other sections declare against the package's files.",
             "Rules across keys and files: " + ", ".join(code_link(c, HERE) for c in found) + ".",
         ]
-    )
+        parts.append("\n\n".join(text))
+    return parts
 
 
 def pages() -> dict[str, str]:
@@ -203,4 +205,7 @@ def pages() -> dict[str, str]:
         "[catalogue](codes/index.md)."
     )
     sections = [_section(s) for s in SECTIONS]
-    return {HERE: page(["# Manifest keys", intro, *sections, _outputs_section()])}
+    # the outputs stage's rules read with the contract's (contributions), before the rules on npm's fields
+    at = next(i for i, s in enumerate(SECTIONS) if s.name == "contributions") + 1
+    sections[at:at] = _outputs_sections()
+    return {HERE: page(["# Manifest keys", intro, *sections])}

@@ -148,7 +148,7 @@ def _scripts(package: Package, ignore_scripts: bool, dry_run: bool) -> ScriptCon
         sys.stderr.write(text)
         sys.stderr.flush()
 
-    if ignore_scripts or not lifecycle.lifecycle_scripts(package.manifest):
+    if ignore_scripts or not lifecycle.lifecycle_scripts(package.npm):
         return None
     if lifecycle.ignored_by_npm(package.root):
         return None

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, ScriptError
+from neuralis_build.npm.fields import NpmFields
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.pack.fields import identity_diagnostics, js_string, normalize_bin
 from neuralis_build.package import Package, load_package
@@ -36,12 +37,9 @@ NB1718 = code("NB1718", "script-failed", "a lifecycle script pack runs (prepack,
 LIFECYCLE: tuple[Event, ...] = ("prepack", "prepare", "postpack")
 
 
-def lifecycle_scripts(manifest: Mapping[str, Any]) -> dict[str, str]:
+def lifecycle_scripts(npm: NpmFields) -> dict[str, str]:
     """The lifecycle scripts npm pack would run, by event: a non-empty string (npm drops any other value)."""
-    scripts = manifest.get("scripts")
-    if not isinstance(scripts, dict):
-        return {}
-    return {e: s for e in LIFECYCLE if isinstance(s := scripts.get(e), str) and s}
+    return {e: s for e in LIFECYCLE if (s := npm.script_text(e))}
 
 
 def _flatten(values: Mapping[str, Any], prefix: str, env: dict[str, str]) -> dict[str, str]:
@@ -141,8 +139,8 @@ def script_env(
 
 def banner(package: Package, event: str, script: str) -> str:
     """npm's banner before a script: a blank line, ``> <name>@<version> <event>``, the command line, a blank line."""
-    name, version = package.manifest.get("name"), package.manifest.get("version")
-    head = f"{name}@{version} {event}" if isinstance(name, str) and isinstance(version, str) else event
+    name, version = package.npm.name, package.npm.version
+    head = f"{name}@{version} {event}" if name is not None and version is not None else event
     return f"\n> {head}\n> " + script.strip().replace("\n", "\n> ") + "\n\n"
 
 
@@ -162,7 +160,7 @@ def run_script(
     """
     from neuralis_build.process import stream
 
-    script = lifecycle_scripts(package.manifest).get(event)
+    script = lifecycle_scripts(package.npm).get(event)
     if script is None:
         return False
     context.on_output(banner(package, event, script))
@@ -197,7 +195,7 @@ def before_pack(package: Package, context: ScriptContext) -> Package:
     npm reads the name and version first and runs nothing for a package without them; the folder is
     read again after each script, so what is judged and packed is what the scripts made.
     """
-    scripts = lifecycle_scripts(package.manifest)
+    scripts = lifecycle_scripts(package.npm)
     if not scripts:
         return package
     identity = [package.locate(d) for d in identity_diagnostics(package.manifest)]
@@ -257,5 +255,5 @@ def skipped_notes(package: Package, by_flag: bool) -> list[Diagnostic]:
                 hint,
             )
         )
-        for event in lifecycle_scripts(package.manifest)
+        for event in lifecycle_scripts(package.npm)
     ]
