@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuralis_build.errors import SubprocessError
+from neuralis_build.npm.cache import locked_dir, locked_install
 from neuralis_build.process import run, which
 from neuralis_build.ui.esbuild import BUILD_TIMEOUT, EsbuildRun, Message, author_note
 
@@ -30,54 +31,20 @@ if TYPE_CHECKING:
     from neuralis_build.ui.esbuild import Esbuild
 
 HOST = Path(__file__).resolve().parent.parent / "data" / "stylehost"
-INSTALL_TIMEOUT = 600.0
 NODE_HINT = "install Node.js 20 or newer: the stylesheet tools (Sass, Less, PostCSS) are Node programs"
+
+
+INSTALL_PURPOSE = "esbuild's JS API for the stylesheet tools"
 
 
 def install_dir() -> Path:
     """Where the host's own npm dependencies are installed: per version of its lockfile."""
-    from neuralis_build.ui.binary import cache_root
-    from neuralis_build.ui.buildrecord import digest
-
-    lock = (HOST / "package-lock.json").read_bytes()
-    return cache_root() / "stylehost" / digest(lock)[:16]
+    return locked_dir(HOST)
 
 
 def ensure_installed() -> Path:
     """The host's node_modules, installed with ``npm ci`` (integrity-checked by the lockfile) on first use."""
-    folder = install_dir()
-    if (folder / "node_modules" / ".package-lock.json").is_file():
-        return folder / "node_modules"
-    import shutil
-    import tempfile
-
-    from neuralis_build.progress import step
-
-    npm = which("npm", NODE_HINT)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with step("installing esbuild's JS API for the stylesheet tools with npm ci (once per machine)"):
-        work = Path(tempfile.mkdtemp(prefix=".stylehost-", dir=folder.parent))
-        try:
-            for name in ("package.json", "package-lock.json"):
-                shutil.copyfile(HOST / name, work / name)
-            cmd = [npm, "ci", "--ignore-scripts", "--omit=optional", "--no-audit", "--no-fund", "--loglevel=error"]
-            done = run(cmd, cwd=work, timeout=INSTALL_TIMEOUT)
-            if done.returncode != 0:
-                raise SubprocessError(
-                    "npm could not install esbuild's JS API for the stylesheet tools",
-                    command=cmd,
-                    output=done.stderr + done.stdout,
-                    hint="check that npm reaches your registry (npm ping), then build again",
-                )
-            try:
-                os.replace(work, folder)  # atomic: a concurrent first build either wins or finds it done
-            except OSError:
-                if not (folder / "node_modules" / ".package-lock.json").is_file():
-                    raise
-        finally:
-            if work.exists():
-                shutil.rmtree(work, ignore_errors=True)
-    return folder / "node_modules"
+    return locked_install(HOST, purpose=INSTALL_PURPOSE)
 
 
 _FLAGS = {"--bundle": ("bundle", True), "--minify": ("minify", True)}

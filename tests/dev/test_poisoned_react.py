@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.hostpage.react import LEXER, lexer_file, pinned_react
+from neuralis_build.hostpage.react import HOST_TOOLS, lexer_file, pinned_react
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.ui.binary import cache_root
 from tests.conftest import requires_node
@@ -53,7 +53,7 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shared = cache_root()
     cache = tmp_path / "cache"
     cache.mkdir()
-    for name in ("esbuild", "react", LEXER):
+    for name in ("esbuild", HOST_TOOLS.name):
         (cache / name).symlink_to(shared / name)
     monkeypatch.setenv("NEURALIS_BUILD_CACHE", str(cache))
     return cache
@@ -95,3 +95,17 @@ def test_a_poisoned_react_never_runs_in_node_and_its_bundle_serves_no_other_pack
     builds = sorted(p.name for p in (private_cache / "hostpage").iterdir())
     assert len(builds) == 2 and all(b.startswith("react-") and "-development-" in b for b in builds), builds
     assert not marker.exists()
+
+
+def test_the_host_pages_tools_are_pinned_with_their_integrity():
+    """The versions the code names are the ones the shipped lockfile installs, each with an integrity npm checks."""
+    from neuralis_build.hostpage.react import LEXER, LEXER_VERSION, PINNED_REACT
+
+    lock = json.loads((HOST_TOOLS / "package-lock.json").read_text())["packages"]
+    wanted = {"react": PINNED_REACT[19], "react-dom": PINNED_REACT[19], LEXER: LEXER_VERSION}
+    for name, version in wanted.items():
+        entry = lock[f"node_modules/{name}"]
+        assert entry["version"] == version and entry["integrity"].startswith("sha512-")
+    installed = pinned_react(default_host_profile()).node_modules
+    assert json.loads((installed / "react" / "package.json").read_text())["version"] == PINNED_REACT[19]
+    assert lexer_file().is_file()

@@ -76,7 +76,7 @@ def fake_node(folder: Path, printed: str) -> Path:
 @pytest.fixture
 def host_page_cache(tmp_path: Path) -> Path:
     """A cache whose host-page builds are its own (so node is asked), sharing esbuild, React and the lexer."""
-    from neuralis_build.hostpage.react import LEXER, lexer_file, pinned_react
+    from neuralis_build.hostpage.react import HOST_TOOLS, lexer_file, pinned_react
     from neuralis_build.hostprofile import default_host_profile
     from neuralis_build.ui.binary import cache_root
 
@@ -84,7 +84,7 @@ def host_page_cache(tmp_path: Path) -> Path:
     pinned_react(default_host_profile())
     cache = tmp_path / "cache"
     cache.mkdir()
-    for name in ("esbuild", "react", LEXER):
+    for name in ("esbuild", HOST_TOOLS.name):
         (cache / name).symlink_to(cache_root() / name)
     return cache
 
