@@ -100,12 +100,31 @@ def _diagnostic(
             "overrides; then npm dedupe and build again"
         )
     else:
-        hint = f"every copy is {versions[0]}: npm dedupe (or a fresh npm install) leaves one copy that all resolve"
+        hint = _same_version_hint(package, name, versions[0], [folder for folder, _, _, _ in every])
     pointer, file = _declared(package, name)
     if name in SINGLETONS:
         message += "; two Reacts in one page break hooks and context"
         return package.locate(Diagnostic("error", NB1924.id, file, pointer, message, hint))
     return package.locate(Diagnostic("warning", NB1923.id, file, pointer, message, hint))
+
+
+def _same_version_hint(package: Package, name: str, version: str, folders: list[str]) -> str:
+    """How to merge copies of one version. npm hoists a copy to the folder Node finds the name in from the
+    package; when another version holds that place (internmap 2 for d3, with nivo's two d3-array 2 each keeping
+    its internmap 1), npm dedupe may leave every copy where it is, and an override is what merges them."""
+    from neuralis_build.npm.nodemodules import resolve_package
+    from neuralis_build.npm.packagejson import read_package_json
+
+    hoisted = resolve_package(package.root, name)
+    other = read_package_json(hoisted).npm.version if hoisted is not None else None
+    bundled = {(package.root / folder).resolve() for folder in folders}
+    if hoisted is None or other == version or hoisted.resolve() in bundled:
+        return f"every copy is {version}: npm dedupe (or a fresh npm install) leaves one copy that all resolve"
+    return (
+        f"every copy is {version}, each under a package that needs it, since node_modules/{name} is "
+        f"{other or 'another version'}: npm dedupe merges them only if it can move {version} there; if they stay, "
+        f"pin {name} to one version that all its dependents accept with npm overrides, then npm dedupe"
+    )
 
 
 def _declared(package: Package, name: str) -> tuple[str, str]:

@@ -97,3 +97,49 @@ def test_two_copies_of_react_are_an_error(make_pkg, build, realworld_modules):
     )
     assert d.hint == "every copy is 19.2.0: npm dedupe (or a fresh npm install) leaves one copy that all resolve"
     assert not (root / "dist/app").exists()
+
+
+def nested_copies(make_pkg, hoisted: str | None):
+    """a and b each keep internmap 1.0.1 in their own node_modules, as npm leaves nivo's two d3-array 2; the top
+    node_modules/internmap (``hoisted``: a version, or none) is what other dependents resolve."""
+
+    def lib(name: str, version: str, source: str) -> dict[str, str]:
+        manifest = {"name": name, "version": version, "main": "index.js"}
+        return {"package.json": json.dumps(manifest), "index.js": source}
+
+    tree = {
+        "package.json": ui_manifest(dependencies={"a": "1.0.0", "b": "1.0.0"}),
+        "src/app/host.tsx": 'import { a } from "a";\nimport { b } from "b";\nexport const both = [a, b];\n' + INSTALL,
+    }
+    for dependent in ("a", "b"):
+        for rel, text in lib(dependent, "1.0.0", f'export {{ InternMap as {dependent} }} from "internmap";\n').items():
+            tree[f"node_modules/{dependent}/{rel}"] = text
+        for rel, text in lib("internmap", "1.0.1", "export class InternMap extends Map {}\n").items():
+            tree[f"node_modules/{dependent}/node_modules/internmap/{rel}"] = text
+    if hoisted is not None:
+        for rel, text in lib("internmap", hoisted, "export class InternMap extends Map {}\n").items():
+            tree[f"node_modules/internmap/{rel}"] = text
+    return make_pkg(tree)
+
+
+@pytest.mark.parametrize(
+    ("hoisted", "hint"),
+    [
+        (None, "every copy is 1.0.1: npm dedupe (or a fresh npm install) leaves one copy that all resolve"),
+        ("1.0.1", "every copy is 1.0.1: npm dedupe (or a fresh npm install) leaves one copy that all resolve"),
+        (
+            "2.0.3",
+            "every copy is 1.0.1, each under a package that needs it, since node_modules/internmap is 2.0.3: npm "
+            "dedupe merges them only if it can move 1.0.1 there; if they stay, pin internmap to one version that all "
+            "its dependents accept with npm overrides, then npm dedupe",
+        ),
+    ],
+    ids=["nothing-hoisted", "same-version-hoisted", "another-version-hoisted"],
+)
+def test_copies_of_one_version_say_whether_npm_dedupe_can_merge_them(make_pkg, build, hoisted, hint):
+    """npm dedupe merges copies of one version into the top node_modules when it may; with another version there
+    it left both of nivo's internmap 1.0.1 in place (tests/ui/test_realworld_gallery.py), and the hint says so."""
+    root = nested_copies(make_pkg, hoisted)
+    [w] = build(root).warnings
+    assert w.code == "NB1923" and w.message.startswith("the bundle holds 2 copies of internmap (all 1.0.1): ")
+    assert w.hint == hint
