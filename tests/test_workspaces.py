@@ -112,6 +112,17 @@ def test_new_with_no_root_workflow_writes_nothing_at_the_root(tmp_path: Path) ->
     assert not (tmp_path / ".github").exists() and not (tmp_path / "packages/a/.github").exists()
 
 
+def test_init_at_a_workspaces_root_is_refused_and_names_the_way_out(tmp_path: Path) -> None:
+    build_file_tree(tmp_path, {"package.json": ROOT})
+    before = (tmp_path / "package.json").read_bytes()
+    done = _neuralis("init", "--template", "tools", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout
+    assert f"{tmp_path / 'package.json'} declares workspaces: this folder is an npm workspaces root" in done.stderr
+    assert "neuralis new <name> here to make a new member" in done.stderr
+    assert (tmp_path / "package.json").read_bytes() == before
+    assert sorted(tmp_path.iterdir()) == [tmp_path / "package.json"]
+
+
 def test_init_in_a_member_adds_its_line_to_the_root_workflow(tmp_path: Path) -> None:
     build_file_tree(tmp_path, {"package.json": ROOT})
     assert _neuralis("new", "@acme/a", "--dir", "packages/a", "--no-input", cwd=tmp_path).returncode == 0
@@ -120,6 +131,7 @@ def test_init_in_a_member_adds_its_line_to_the_root_workflow(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert "Adds the package to the npm workspaces root's" in done.stdout
     assert not (tmp_path / "packages/b/.github").exists()
+    assert "`../../.github/workflows/neuralis-packages.yml` reads" in (tmp_path / "packages/b/README.md").read_text()
     matrix = yaml.safe_load((tmp_path / ROOT_WORKFLOW).read_text())["jobs"]["package"]["strategy"]["matrix"]
     assert matrix["include"] == [
         {"folder": "packages/a", "trust": "untrusted"},
@@ -155,6 +167,10 @@ def test_a_workspaces_root_with_three_members(tmp_path: Path) -> None:
                          "--dir", f"packages/{name}"], root))  # fmt: skip
         assert "no .github/workflows of the package's own" in made.stdout
         assert not (root / "packages" / name / ".github").exists()
+        # the member's README names the workflow that builds it: the root's, from the member's folder
+        readme = (root / "packages" / name / "README.md").read_text()
+        assert "`../../.github/workflows/neuralis-packages.yml` reads" in readme
+        assert ".github/workflows/package.yml" not in readme
         assert "is not a member" not in made.stderr  # npm counts it as one of packages/*
     workflow = yaml.safe_load((root / ROOT_WORKFLOW).read_text())
     matrix = workflow["jobs"]["package"]["strategy"]["matrix"]["include"]
@@ -206,7 +222,10 @@ def test_a_workspaces_root_with_three_members(tmp_path: Path) -> None:
         for step in steps:
             command = re.sub(r"\$\{\{ matrix\.(\w+) \}\}", lambda m, e=entry: e[m.group(1)], step["run"])
             cwd = root / step.get("working-directory", entry["folder"])
-            _ok(_run(["bash", "-eo", "pipefail", "-c", command], cwd, GITHUB_OUTPUT=str(output)))
+            done = _ok(_run(["bash", "-eo", "pipefail", "-c", command], cwd, GITHUB_OUTPUT=str(output)))
+            if step["name"] == "Pack":
+                # the Build step built it; once is enough
+                assert not re.search(r"^> \S+ prepack$", done.stderr, re.M), done.stderr
         tarball = output.read_text().removeprefix("tarball=").strip()
         assert tarball == f"acme-{Path(entry['folder']).name}-0.1.0.tgz"
         assert (root / entry["folder"] / "packed" / tarball).is_file()

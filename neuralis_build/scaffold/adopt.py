@@ -17,7 +17,7 @@ from neuralis_build.errors import UsageError, UserError
 from neuralis_build.npm.packagejson import MANIFEST, read_package_json
 from neuralis_build.regularfile import NotRegularFile
 from neuralis_build.scaffold.merge import dump_json_like
-from neuralis_build.scaffold.monorepo import RootWorkflow, own_files, plan_root_workflow
+from neuralis_build.scaffold.monorepo import RootWorkflow, own_files, plan_root_workflow, root_workflow_from
 from neuralis_build.scaffold.render import RECORD, PlannedFile
 from neuralis_build.scaffold.wiring import LIFECYCLE, Wiring, plan_wiring, reaches_vite_build, toolchain_outputs
 from neuralis_build.scaffold.writer import WritePlan, plan_write
@@ -203,6 +203,13 @@ def plan_adopt(
             hint="neuralis update brings it up to the current templates",
         )
     text, current = read_manifest(root)
+    from neuralis_build.workspaces import workspace_patterns
+
+    if workspace_patterns(root) is not None:  # a monorepo's root is private and packs no members
+        raise UserError(
+            f"{root / MANIFEST} declares workspaces: this folder is an npm workspaces root, not a package",
+            hint="run neuralis init in a member's folder, or neuralis new <name> here to make a new member",
+        )
     name = current.get("name")
     if not isinstance(name, str):
         raise UserError(f"{root / MANIFEST} has no name", hint='add "name" (npm init does) and run neuralis init again')
@@ -222,8 +229,10 @@ def plan_adopt(
         answers["version"] = version  # the README names the tarball npm will write
     from neuralis_build.workspaces import enclosing_workspaces_root
 
-    rendered = render_package(template, answers)
     workspaces_root = enclosing_workspaces_root(root)
+    if workspaces_root is not None:
+        answers["workflow"] = root_workflow_from(workspaces_root, root)
+    rendered = render_package(template, answers)
     workflow = None
     if workspaces_root is not None:  # GitHub never runs a workflow below the repository root
         rendered = own_files(rendered)

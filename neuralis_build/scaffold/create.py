@@ -12,7 +12,14 @@ from typing import Any
 from neuralis_build import __version__
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.npm.names import tarball_stem
-from neuralis_build.scaffold.monorepo import RootWorkflow, own_files, plan_root_workflow, write_root_workflow
+from neuralis_build.scaffold.monorepo import (
+    OWN_WORKFLOW,
+    RootWorkflow,
+    own_files,
+    plan_root_workflow,
+    root_workflow_from,
+    write_root_workflow,
+)
 from neuralis_build.scaffold.names import Names, bare_name, check_name, title_case
 from neuralis_build.scaffold.render import PlannedFile, render_template, scaffold_record
 from neuralis_build.scaffold.templates import Template, get_template
@@ -105,12 +112,15 @@ def context(
     toolchain_version: str = __version__,
     react_major: int | None = None,
     version: str = INITIAL_VERSION,
+    workflow: str = OWN_WORKFLOW,
 ) -> dict[str, Any]:
     """The values a template may use (StrictUndefined makes any other name an error).
 
     ``toolchain_version`` and ``react_major`` are what the toolchain puts in; `neuralis update` passes
     an earlier version's values to render the template as that version did. ``version`` is the
     package's: the first one for `neuralis new`, package.json's for `neuralis init` and `update`.
+    ``workflow`` is the path, from the package, of the workflow that builds it: its own, or the
+    workspaces root's when it is a member (which has none of its own).
     """
     return {
         **{k: getattr(names, k) for k in names.__dataclass_fields__},
@@ -122,6 +132,7 @@ def context(
         "toolchain_version": toolchain_version,
         "react_major": default_host_profile().react_major if react_major is None else react_major,
         "build_steps": list(template.build),
+        "workflow": workflow,
         "host_api_types": host_api_types(),
     }
 
@@ -146,11 +157,14 @@ def plan(request: Request) -> Plan:
     template = get_template(request.template, request.templates_root)
     description = clean_description(request.description or "") or default_description(template, request.name)
     names = Names.derive(request.name, package_id)
-    files = render_package(template, {"name": names.name, "id": names.id, "description": description})
     target = request.directory if request.directory is not None else default_directory(request.name)
     from neuralis_build.workspaces import enclosing_workspaces_root
 
     root = enclosing_workspaces_root(target)
+    answers = {"name": names.name, "id": names.id, "description": description}
+    if root is not None:
+        answers["workflow"] = root_workflow_from(root, target)
+    files = render_package(template, answers)
     workflow = None
     if root is not None:
         files = own_files(files)  # GitHub never runs a workflow below the repository root
@@ -167,8 +181,8 @@ def render_package(
     toolchain_version: str = __version__,
     react_major: int | None = None,
 ) -> list[PlannedFile]:
-    """Every file a scaffold writes for these answers (name, id, description, and the package's version when it
-    is not the first one), the record included, by path."""
+    """Every file a scaffold writes for these answers (name, id, description, the package's version when it
+    is not the first one, and the workspaces root's workflow for a member), the record included, by path."""
     major = default_host_profile().react_major if react_major is None else react_major
     names = Names.derive(answers["name"], answers["id"])
     version = answers.get("version", INITIAL_VERSION)
@@ -179,6 +193,7 @@ def render_package(
         toolchain_version=toolchain_version,
         react_major=major,
         version=version,
+        workflow=answers.get("workflow", OWN_WORKFLOW),
     )
     files = render_template(template, values)
     record = scaffold_record(template, toolchain_version, answers, react_major=major)

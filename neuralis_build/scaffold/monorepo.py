@@ -20,6 +20,7 @@ from neuralis_build import __version__
 from neuralis_build.scaffold.render import PlannedFile
 
 ROOT_WORKFLOW = ".github/workflows/neuralis-packages.yml"
+OWN_WORKFLOW = ".github/workflows/package.yml"
 WORKFLOW_DIR = ".github/"
 _MARK = "# neuralis: one line per package"
 _ENTRY = re.compile(r"^(?P<indent>\s*)- \{ folder: (?P<folder>\"(?:[^\"\\]|\\.)*\"), trust: ")
@@ -45,6 +46,11 @@ class RootWorkflow:
 def own_files(files: list[PlannedFile]) -> list[PlannedFile]:
     """The member's files without its workflow folder."""
     return [f for f in files if not f.path.startswith(WORKFLOW_DIR)]
+
+
+def root_workflow_from(root: Path, member: Path) -> str:
+    """The root's workflow as a path from the member's folder (its README names it)."""
+    return Path(os.path.relpath(os.path.abspath(root / ROOT_WORKFLOW), os.path.abspath(member))).as_posix()
 
 
 def entry_line(indent: str, folder: str, trust: str) -> str:

@@ -102,8 +102,9 @@ def read_record(root: Path) -> Record:
         )
     major = data.get("reactMajor")
     kept = {k: answers[k] for k in ("name", "id", "description")}  # type: ignore[index]
-    if isinstance(answers.get("version"), str):  # type: ignore[union-attr]
-        kept["version"] = answers["version"]  # type: ignore[index]
+    for optional in ("version", "workflow"):
+        if isinstance(answers.get(optional), str):  # type: ignore[union-attr]
+            kept[optional] = answers[optional]  # type: ignore[index]
     return Record(
         data["template"],
         data["toolchainVersion"],

@@ -71,9 +71,12 @@ def workflow_steps(pkg: Path) -> list[tuple[str, str]]:
     ]
 
 
-def pack_step(trust: str) -> str:
-    """The generated workflow's pack step: pack, then hand the tarball's name (pack's last line) to the upload."""
+def pack_step(trust: str, *, built: bool = False) -> str:
+    """The generated workflow's pack step: pack, then hand the tarball's name (pack's last line) to the upload.
+
+    After the template's build steps (``built``) it packs with --ignore-scripts: prepack would build again."""
+    flags = " --ignore-scripts" if built else ""
     return (
-        f'tarball="$(neuralis-build pack --trust {trust} --out packed | tail -n 1)"\n'
+        f'tarball="$(neuralis-build pack --trust {trust}{flags} --out packed | tail -n 1)"\n'
         'echo "tarball=$tarball" >> "$GITHUB_OUTPUT"\n'
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -59,12 +60,14 @@ def test_a_new_package_passes_its_own_ci_workflow_and_installs(template: str, tm
     assert [command for _, command in steps[1:]] == [
         *spec.build,
         f"neuralis-build check --trust {spec.trust} --format github",
-        pack_step(spec.trust),
+        pack_step(spec.trust, built=bool(spec.build)),
     ]
     github_output = tmp_path / "github-output"
     github_output.touch()
     for _, command in steps[1:]:
         done = _run(["bash", "-eo", "pipefail", "-c", command], pkg, GITHUB_OUTPUT=str(github_output))
+        if command.startswith('tarball="$(neuralis-build pack'):
+            assert not re.search(r"^> \S+ prepack$", done.stderr, re.M), done.stderr  # built once, above
         if "--format github" in command:
             assert "::error" not in done.stdout and "::warning" not in done.stdout, done.stdout
         if command == "npm run build" and (pkg / "src/types/neuralis-client.d.ts").is_file():
