@@ -1,23 +1,33 @@
 """What both dev servers' request handlers share: the loopback check, the limits, the quiet failures.
 
 A request that is not addressed to this server's own loopback name and port is refused (no DNS
-rebinding). A connection silent for ``REQUEST_TIMEOUT`` is closed (no slowloris). A file system
-error while serving (a name longer than the file system takes, a file gone) is a 404, never a
-traceback; a client that went away ends its request quietly.
+rebinding). A connection silent for ``REQUEST_TIMEOUT`` is closed, and so is one whose request
+(headers and body) has not arrived whole by then, however it trickles (no slowloris). At most
+``MAX_CONNECTIONS`` are served at once; one more is answered 503 and closed, so no client can make
+the server start threads without end. A file system error while serving (a name longer than the
+file system takes, a file gone) is a 404, never a traceback; a client that went away ends its
+request quietly.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import mimetypes
+import socket
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from neuralis_build.dev.guard import REQUEST_TIMEOUT, Refused, addressed_to
+from neuralis_build.dev.guard import REQUEST_TIMEOUT, Refused, addressed_to, body_length
+
+MAX_CONNECTIONS = 64
+"""Connections one server serves at once (a browser opens about six per origin)."""
+_BUSY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 _TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".json": "application/json"}
 
@@ -31,6 +41,21 @@ class BaseHandler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def handle_one_request(self) -> None:
+        # The request must arrive whole by the deadline; the socket timeout alone lets a client that
+        # sends a byte every few seconds hold its thread for ever.
+        self.server.watchdog.arm(self.connection)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.watchdog.disarm(self.connection)
+
+    def read_body(self) -> bytes:
+        """The request's body (refused past the cap); once it is read, the request has arrived."""
+        body = self.rfile.read(body_length(self.headers))
+        self.server.watchdog.disarm(self.connection)
+        return body
 
     def headers_for(self, content_type: str) -> Mapping[str, str]:
         """Headers a subclass adds to every answer of this kind (its CORS or CSP)."""
@@ -79,6 +104,7 @@ class BaseHandler(http.server.BaseHTTPRequestHandler):
             if "\x00" in path:
                 raise Refused(400, "bad path")
             if route == "get":
+                self.server.watchdog.disarm(self.connection)  # its headers are the whole request
                 self.get(path)
             else:
                 self.post(path)
@@ -110,6 +136,26 @@ class LoopbackServer(http.server.ThreadingHTTPServer):
     def __init__(self, port: int, handler: type[BaseHandler]) -> None:
         super().__init__(("127.0.0.1", port), handler)
         self.app: Any = None
+        self.watchdog = Watchdog(REQUEST_TIMEOUT)
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(_BUSY)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()  # no thread was started to release it
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
 
     @property
     def port(self) -> int:
@@ -127,7 +173,40 @@ class LoopbackServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
     def start(self) -> threading.Thread:
-        """Serve in a daemon thread."""
+        """Serve in a daemon thread (and cut late requests in another)."""
+        self.watchdog.start()
         thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
         thread.start()
         return thread
+
+
+class Watchdog:
+    """Shuts a connection whose current request has not arrived whole ``seconds`` after it began."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._due: dict[socket.socket, float] = {}
+        self._lock = threading.Lock()
+
+    def arm(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._due[conn] = time.monotonic() + self.seconds
+
+    def disarm(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._due.pop(conn, None)
+
+    def start(self) -> None:
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(1.0)
+            now = time.monotonic()
+            with self._lock:
+                late = [conn for conn, due in self._due.items() if due <= now]
+                for conn in late:
+                    del self._due[conn]
+            for conn in late:
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)  # its thread's read ends; the handler closes it

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from neuralis_build.dev.files import FilesHandler
-from neuralis_build.dev.guard import KEY_HEADER, KEY_PARAM, Keys, Refused, body_length, origins_of, same_secret
+from neuralis_build.dev.guard import KEY_HEADER, KEY_PARAM, Keys, Refused, origins_of, same_secret
 from neuralis_build.dev.handler import BaseHandler, LoopbackServer
 from neuralis_build.dev.state import DevState
 from neuralis_build.hostpage.page import ASSETS, DATA, VENDOR, render_page
@@ -121,7 +121,7 @@ class PageHandler(BaseHandler):
             raise Refused(403, f"{path} answers the page of this session only (its Origin)")
         if not same_secret(self.headers.get(KEY_HEADER), app.keys.page):
             raise Refused(403, f"{path} answers the page of this session only (its key)")
-        body = self.rfile.read(body_length(self.headers))
+        body = self.read_body()
         if path == STATE:
             self.json(app.state.snapshot.to_json())
         elif path == LIVE:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import select
 import shutil
 import socket
 import subprocess
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
@@ -17,6 +19,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from neuralis_build.dev.guard import KEY_HEADER, MAX_BODY, REQUEST_TIMEOUT
+from neuralis_build.dev.handler import MAX_CONNECTIONS
 from tests.browserkit import requires_chromium, surface_states, wait_for_host
 from tests.conftest import requires_node
 from tests.dev.conftest import DevProcess
@@ -247,6 +250,49 @@ def test_a_silent_connection_is_closed_at_the_timeout(probed):
         slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and nothing more (slowloris)
         assert call(dev.url)[0] == 200  # others are served meanwhile
         assert slow.recv(1024) == b""  # the server closed it; recv would raise past 4 timeouts
+
+
+def test_a_trickling_request_is_cut_when_it_has_not_arrived_whole_by_the_timeout(probed):
+    dev = probed
+    began = time.monotonic()
+    with socket.create_connection(("127.0.0.1", dev.port), timeout=REQUEST_TIMEOUT * 4) as slow:
+        slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        cut = False
+        while time.monotonic() - began < REQUEST_TIMEOUT * 3:
+            try:
+                slow.sendall(b"X")  # a byte a second: never silent, never done
+                time.sleep(1)
+            except OSError:
+                cut = True
+                break
+            if select.select([slow], [], [], 0)[0] and slow.recv(1024) == b"":
+                cut = True
+                break
+        assert cut, "the server still reads a request it has waited on for three timeouts"
+    assert REQUEST_TIMEOUT <= time.monotonic() - began < REQUEST_TIMEOUT * 2
+    assert call(dev.url)[0] == 200
+
+
+def test_connections_past_the_cap_are_answered_busy_and_the_server_recovers(probed):
+    dev = probed
+    held = [socket.create_connection(("127.0.0.1", dev.port), timeout=30) for _ in range(MAX_CONNECTIONS)]
+    try:
+        for conn in held:  # each holds a thread, waiting for its request line
+            conn.sendall(b"G")
+        time.sleep(0.5)
+        with socket.create_connection(("127.0.0.1", dev.port), timeout=30) as one_more:
+            assert one_more.recv(1024).startswith(b"HTTP/1.1 503 ")
+    finally:
+        for conn in held:
+            conn.close()
+    for _ in range(50):  # the threads see their clients gone and give their slots back
+        try:
+            if call(dev.url)[0] == 200:
+                break
+        except (OSError, http.client.HTTPException):
+            pass
+        time.sleep(0.1)
+    assert call(dev.url)[0] == 200
 
 
 def test_the_package_origin_serves_only_with_its_key_and_cors_only_to_the_page_and_sandboxes(probed):
