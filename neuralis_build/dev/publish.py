@@ -7,7 +7,10 @@ A subject whose module exports no ``visible`` drops every event (deny-by-default
 runs in the real Node, from ``dist/src/events/<subject>.js`` as the build compiled it.
 
 The sample ``session`` and ``state`` are JSON values handed to ``visible`` as they are: the only
-code that runs is the author's own compiled module, never anything the request carries.
+code that runs is the author's own compiled module, never anything the request carries. A state
+whose rules are methods (``state.canRead(userId, reportId)``) is written with ``{"$returns": value}``
+where a method goes: a function that returns ``value`` whatever it is called with. It is data, not
+code: the runner makes the function itself.
 """
 
 from __future__ import annotations
@@ -37,7 +40,19 @@ _RUNNER = """\
 import { pathToFileURL } from "node:url";
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
+// {"$returns": value} stands for a method of the sample state: a function that returns value.
+const revive = (v) => {
+  if (Array.isArray(v)) return v.map(revive);
+  if (v === null || typeof v !== "object") return v;
+  const keys = Object.keys(v);
+  if (keys.length === 1 && keys[0] === "$returns") {
+    const value = revive(v.$returns);
+    return () => value;
+  }
+  return Object.fromEntries(keys.map((k) => [k, revive(v[k])]));
+};
 const req = JSON.parse(input);
+req.state = revive(req.state);
 const out = (value) => process.stdout.write(JSON.stringify(value));
 try {
   const mod = await import(pathToFileURL(req.file).href);
@@ -145,7 +160,10 @@ def publish_test_event(
     event = test_envelope(str(event_id), request, data, source)
     verdict = _run_visible(root, compiled, event, request)
     if "error" in verdict:
-        return PublishResult(False, error=f"visible() threw: {verdict['error']}", notification=notification)
+        error = f"visible() threw: {verdict['error']}"
+        if "is not a function" in error:
+            error += ' (the sample state is JSON: where visible() calls a method of state, write {"$returns": value})'
+        return PublishResult(False, error=error, notification=notification)
     if not verdict.get("predicate"):
         return PublishResult(
             True,

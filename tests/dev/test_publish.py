@@ -120,6 +120,28 @@ def test_session_and_state_are_json_values_never_code(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+CAN_READ = """\
+export const subject = "report";
+export function visible(event, session, state) {
+  return state.rules.canRead(session.userId, event.data.reportId);
+}
+"""
+
+
+@requires_node
+def test_a_method_of_the_sample_state_is_written_as_the_value_it_returns(tmp_path: Path) -> None:
+    root = pkg(tmp_path, CAN_READ)
+    for answer in (True, False):
+        result = ask(root, {"reportId": "r-1"}, state={"rules": {"canRead": {"$returns": answer}}})
+        assert (result["ok"], result["admitted"]) == (True, answer), result
+    # the returned value is revived too, and a key beside $returns makes a plain object
+    nested = ask(root, {"reportId": "r-1"}, state={"rules": {"canRead": {"$returns": {"$returns": 1}}}})
+    assert nested["reason"] == "visible(event, session, state) returned () => value"
+    plain = ask(root, {"reportId": "r-1"}, state={"rules": {"canRead": {"$returns": True, "why": "x"}}})
+    assert plain["ok"] is False and "state.rules.canRead is not a function" in plain["error"]
+    assert plain["error"].endswith('write {"$returns": value})')
+
+
 @requires_node
 def test_a_subject_that_names_a_path_is_refused_before_node_runs(tmp_path: Path) -> None:
     root = pkg(tmp_path, VISIBLE)
