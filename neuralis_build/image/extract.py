@@ -1,8 +1,12 @@
 """Read a package tarball that may be hostile: every rule is enforced in memory before a byte is written.
 
 The reader streams the gzip layer (gunzip.py) and counts decompressed bytes as it goes, so a gzip bomb is
-refused at the cap rather than inflated. It is stricter than npm (which relativises absolute paths,
-skips links and lets the last duplicate win): anything npm would silently rewrite is refused here.
+refused at the cap rather than inflated. Entry names are read as npm's tar (node-tar, with pacote's
+``strip: 1``) reads them: ``.`` and empty segments are normalised away (``package/./dist/index.js`` is
+``dist/index.js``) and a later entry of the same path replaces an earlier one. What would escape the
+package (an absolute path, a ``..`` segment, a link) or collide (a file that is also a folder, two paths
+that differ only in case or Unicode normalisation) refuses the whole tarball, where npm would skip or
+rewrite the entry: the image installs exactly what it judged.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from neuralis_build.image.tarheader import MalformedHeader, StrictHeader, end_of
 from neuralis_build.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BYTES
 
 NB1804 = code("NB1804", "archive-entry-type", "a tarball holds a link, a device, a FIFO or another non-file entry")
-NB1805 = code("NB1805", "archive-duplicate", "a tarball holds the same path twice (or two that differ only in case)")
+NB1805 = code(
+    "NB1805", "archive-collision", "two tarball entries collide: a file that is also a folder, or names that differ in case"
+)
 NB1806 = code("NB1806", "archive-limit", "a tarball exceeds the entry count, entry size or total size cap")
 NB1807 = code("NB1807", "archive-corrupt", "a tarball is not a readable gzip-compressed tar")
 NB1808 = code(
@@ -79,8 +85,13 @@ def _refuse_path(name: str, why: str) -> ArchiveRefused:
     )
 
 
-def _relative(name: str, limits: Limits, root: str = "package") -> str:
-    """The package-relative path of an entry name, or a refusal naming what is wrong with it."""
+def _relative(name: str, limits: Limits, root: str | None = "package") -> str:
+    """The package-relative path of an entry name, or a refusal naming what is wrong with it.
+
+    ``root``: the first folder every entry must start with; None strips whatever it is, as npm's
+    ``strip: 1`` does. The ``.`` and empty segments after it are dropped, as node-tar's
+    ``path.resolve`` drops them, so ``package/./a`` and ``package//a`` are ``a``.
+    """
     if _SURROGATE.search(name):  # tarfile decodes bytes that are not UTF-8 as lone surrogates
         raise _refuse_path(_shown(name), NOT_UTF8)
     if len(name.encode("utf-8")) > limits.max_path_bytes:
@@ -89,13 +100,9 @@ def _relative(name: str, limits: Limits, root: str = "package") -> str:
     if problem is not None:
         raise _refuse_path(name, problem)
     parts = name.split("/")
-    if parts[0] != root:
+    if root is not None and parts[0] != root:
         raise _refuse_path(name, f"does not start with {root}/")
-    rest = parts[1:]
-    if rest and rest[-1] == "":  # a directory entry's trailing slash
-        rest = rest[:-1]
-    if any(p in ("", ".") for p in rest):
-        raise _refuse_path(name, "has an empty or . segment")
+    rest = [p for p in parts[1:] if p not in ("", ".")]
     if len(rest) > limits.max_depth:
         raise ArchiveRefused(NB1806, f"the entry {name!r} has more than {limits.max_depth} path segments", "")
     if any(len(p.encode("utf-8")) > MAX_SEGMENT_BYTES for p in rest):
@@ -124,8 +131,9 @@ _KIND_WORDS = {
 
 
 class _Tree:
-    """The paths read so far, exactly and folded: no path twice, none both a file and a folder, and no
-    two that differ only in case or Unicode normalisation (they collide where the image may be copied)."""
+    """The paths read so far, exactly and folded: none both a file and a folder, and no two that differ
+    only in case or Unicode normalisation (they collide where the image may be copied). The same path
+    twice is no collision: npm's tar writes the later entry over the earlier one."""
 
     def __init__(self) -> None:
         self.files: dict[str, str] = {}  # folded file path -> the path that took it
@@ -139,15 +147,12 @@ class _Tree:
         self.dirs.setdefault(folded, rel)
 
     def add_file(self, rel: str) -> None:
+        """Record a file; the very same path again is the later entry replacing the earlier one."""
         folded = _fold(rel)
         other = self.files.get(folded)
         if other is not None:
             if other == rel:
-                raise ArchiveRefused(
-                    NB1805,
-                    f"the tarball holds {PREFIX}{rel} twice",
-                    "a tarball lists each file once; names must stay distinct on case-insensitive file systems",
-                )
+                return
             raise _collision(rel, other)
         other = self.dirs.get(folded)
         if other is not None:
@@ -171,7 +176,8 @@ def _collision(path: str, other: str) -> ArchiveRefused:
 def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = False) -> list[Entry]:
     """Every regular file of a ``.tgz`` in archive order; refuse the whole archive on the first broken rule.
 
-    ``any_root``: the entries share one first folder of any name, not necessarily ``package/`` (npm
+    A path the archive holds twice is kept once, with the later entry's bytes (at the place of the
+    earlier one). ``any_root``: each entry's first folder may have any name, not only ``package/`` (npm
     strips the first component of a registry tarball, and some publishers, @types/* among them, name it
     after the package); every other rule stays.
     """
@@ -180,7 +186,7 @@ def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = 
     if data[:2] != b"\x1f\x8b":
         raise ArchiveRefused(NB1807, "the file is not gzip-compressed", "a package tarball is a .tgz (npm pack)")
     stream = io.BufferedReader(Gunzip(data, limits.max_stream_bytes), buffer_size=65536)
-    entries: list[Entry] = []
+    entries: dict[str, Entry] = {}  # by path, in the order each path first appeared
     tree = _Tree()
     total = 0
     count = 0
@@ -190,8 +196,6 @@ def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = 
             count += 1
             if count > limits.max_entries:
                 raise ArchiveRefused(NB1806, f"the tarball has more than {limits.max_entries:,} entries", "")
-            if root is None:
-                root = member.name.split("/", 1)[0] or "package"
             rel = _relative(member.name, limits, root)
             if member.type in _KIND_WORDS or not (member.isfile() or member.isdir()) or is_sparse(member):
                 what = "a sparse file" if is_sparse(member) else _KIND_WORDS.get(member.type)
@@ -210,7 +214,7 @@ def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = 
                 continue
             if not rel:
                 raise _refuse_path(member.name, "is a file named package/ itself")
-            tree.add_file(rel)
+            tree.add_file(rel)  # the same path again replaces the earlier entry below, as npm's tar does
             if member.size > limits.max_entry_bytes:
                 raise ArchiveRefused(
                     NB1806,
@@ -226,7 +230,7 @@ def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = 
             body = reader.read() if reader is not None else b""
             if len(body) != member.size:
                 raise ArchiveRefused(NB1807, f"{member.name} is cut short", "re-create the tarball")
-            entries.append(Entry(rel, body, bool(member.mode & 0o100)))
+            entries[rel] = Entry(rel, body, bool(member.mode & 0o100))
         stopped = end_of_archive(archive)
         if stopped is not None:
             raise ArchiveRefused(NB1807, f"the tar stream {stopped}", "re-create the tarball (npm pack)")
@@ -247,7 +251,7 @@ def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = 
         raise ArchiveRefused(NB1807, f"the tar stream is unreadable ({exc})", "re-create the tarball") from None
     if tree.files.get("package.json") != "package.json":
         raise ArchiveRefused(NB1808, "the tarball has no package/package.json", "pack the package folder with npm pack")
-    return entries
+    return list(entries.values())
 
 
 def write_entries(entries: list[Entry], root: Path) -> None:

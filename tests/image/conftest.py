@@ -157,18 +157,24 @@ PRIVATE_SCOPE = "@private"
 """Packages of this scope need credentials to read (what an organisation's private registry does)."""
 
 
-def fixture_tarballs() -> list[Path]:
-    """The real npm tarballs pinned in tests/tools/registry-fixtures.txt, each checked against its integrity."""
+def fixture_tarballs(*sets: str) -> list[Path]:
+    """The real npm tarballs pinned in tests/tools/registry-fixtures.txt, each checked against its integrity.
+
+    A line's third column names its set; a line without one is in the ``base`` set every registry starts with.
+    """
     import base64
     import hashlib
     import os
 
+    wanted = set(sets or ("base",))
     folder = FIXTURES / "registry-tarballs"
     out = []
     for line in (FIXTURES / "registry-fixtures.txt").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        spec, integrity = line.split()
+        spec, integrity, *group = line.split()
+        if (group[0] if group else "base") not in wanted:
+            continue
         name, version = spec.rsplit("@", 1)
         path = folder / f"{name.removeprefix('@').replace('/', '-')}-{version}.tgz"
         if not path.is_file():
@@ -285,15 +291,51 @@ def seeded_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def realworld_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A verdaccio storage folder with the base set and the real-world sets (proxy-agent's closure, native
+    modules, @colors/colors), published once per session, four at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    root = tmp_path_factory.mktemp("seed-realworld")
+    tarballs = fixture_tarballs("base", "proxy", "native", "colors")
+    with _verdaccio(root) as registry, ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(registry.publish, tarballs))
+    return root
+
+
+def _started(storage: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import shutil
+
+    root = tmp_path_factory.mktemp("registry")
+    shutil.copytree(storage / "storage", root / "storage")
+    return root
+
+
 @pytest.fixture
 def npm_registry(
     seeded_storage: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[LocalRegistry]:
     """A verdaccio that starts with the pinned real npm packages (react, debug, ms, …) and npm pointed at it."""
-    import shutil
-
-    root = tmp_path_factory.mktemp("registry")
-    shutil.copytree(seeded_storage / "storage", root / "storage")
-    with _verdaccio(root) as registry:
+    with _verdaccio(_started(seeded_storage, tmp_path_factory)) as registry:
         _use(registry, monkeypatch)
         yield registry
+
+
+@pytest.fixture
+def realworld_registry(
+    realworld_storage: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[LocalRegistry]:
+    """A verdaccio with the base set and the real-world sets (see ``realworld_storage``), npm pointed at it."""
+    with _verdaccio(_started(realworld_storage, tmp_path_factory)) as registry:
+        _use(registry, monkeypatch)
+        yield registry
+
+
+def fixture_tarball(spec: str) -> Path:
+    """One pinned real tarball by ``name@version`` (checked against its integrity), whatever its set."""
+    name, version = spec.rsplit("@", 1)
+    stem = f"{name.removeprefix('@').replace('/', '-')}-{version}.tgz"
+    found = [p for p in fixture_tarballs("base", "proxy", "native", "colors", "exports") if p.name == stem]
+    assert found, f"{spec} is not pinned in tests/tools/registry-fixtures.txt"
+    return found[0]

@@ -53,8 +53,7 @@ def test_the_executable_bit_survives_and_nothing_else() -> None:
         ("evil.js", "does not start with package/"),
         ("other/evil.js", "does not start with package/"),
         ("package\\..\\evil.js", "has a backslash (a Windows path separator)"),
-        ("package//evil.js", "has an empty or . segment"),
-        ("package/./evil.js", "has an empty or . segment"),
+        ("package/./../evil.js", "has a .. segment"),
     ],
 )
 def test_a_path_outside_package_is_refused(name: str, why: str) -> None:
@@ -85,9 +84,37 @@ def test_links_devices_and_fifos_are_refused(member: tarfile.TarInfo, what: str)
     assert message == f"the entry {member.name!r} is {what}; a package installs regular files only"
 
 
-def test_a_duplicate_entry_is_refused() -> None:
-    rule, message = refusal(raw_tgz([MANIFEST, file_info("package/a.js", b"1"), file_info("package/a.js", b"2")]))
-    assert (rule, message) == ("NB1805", "the tarball holds package/a.js twice")
+@pytest.mark.parametrize("name", ["package/./lib/a.js", "package//lib/a.js", "package/lib/./a.js", "package/lib//a.js"])
+def test_dot_and_empty_segments_are_normalised_as_npm_does(name: str) -> None:
+    """node-tar resolves each entry path against the target folder, so `.` and empty segments vanish."""
+    entries = read_tarball(raw_tgz([MANIFEST, file_info(name, b"a")]))
+    assert [(e.path, e.data) for e in entries] == [("package.json", MANIFEST[1]), ("lib/a.js", b"a")]
+
+
+def test_a_later_entry_of_the_same_path_wins_as_in_npm() -> None:
+    """node-tar writes each entry in turn, so the last one of a path is what npm installs."""
+    first, second = file_info("package/a.js", b"1"), file_info("package/./a.js", b"2")
+    second[0].mode = 0o755
+    entries = read_tarball(raw_tgz([first, MANIFEST, second, file_info("package/b.js", b"b")]))
+    assert entries == [Entry("a.js", b"2", True), Entry("package.json", MANIFEST[1]), Entry("b.js", b"b")]
+
+
+def test_a_later_package_json_is_the_one_read() -> None:
+    again = file_info("package/package.json", b'{"name": "y", "version": "2.0.0"}')
+    entries = read_tarball(raw_tgz([MANIFEST, file_info("package/a.js", b""), again]))
+    assert [(e.path, e.data) for e in entries] == [("package.json", again[1]), ("a.js", b"")]
+
+
+def test_the_duplicate_rule_still_sees_a_case_collision_through_a_dot_segment() -> None:
+    rule, message = refusal(raw_tgz([MANIFEST, file_info("package/A.js", b"1"), file_info("package/./a.js", b"2")]))
+    assert (rule, message) == ("NB1805", "package/a.js and package/A.js differ only in case or Unicode normalisation")
+
+
+def test_any_root_strips_each_entry_s_first_folder_as_npm_does() -> None:
+    """pacote extracts with strip: 1, whatever each entry's first folder is called."""
+    members = [file_info("ms/package.json", MANIFEST[1]), file_info("other/index.js", b"i")]
+    assert [e.path for e in read_tarball(raw_tgz(members), any_root=True)] == ["package.json", "index.js"]
+    assert refusal(raw_tgz(members))[0] == "NB1803"  # a listed package's tarball keeps package/
 
 
 def test_names_that_differ_only_in_case_are_refused() -> None:
@@ -191,3 +218,61 @@ def test_write_entries_normalises_modes(tmp_path: Path) -> None:
     write_entries([Entry("a.js", b"a"), Entry("bin/cli.js", b"#!", True)], tmp_path)
     assert (tmp_path / "a.js").stat().st_mode & 0o7777 == 0o644
     assert (tmp_path / "bin/cli.js").stat().st_mode & 0o7777 == 0o755
+
+
+# npm's own tar (node-tar, inside the npm on PATH) extracting as pacote does: strip: 1, and only
+# file entries pass its filter (links are dropped; folders are made as parents).
+NPM_TAR = r"""
+const path = require("path");
+const tar = require(path.join(process.argv[1], "node_modules", "tar"));
+tar.x({
+  file: process.argv[2], cwd: process.argv[3], strip: 1, sync: true, noMtime: true,
+  filter: (name, entry) => /File$/.test(entry.type),
+});
+"""
+
+
+def npm_extract(tarball: Path, target: Path) -> dict[str, bytes]:
+    """What npm writes for ``tarball``: every file under ``target`` with its bytes."""
+    import os
+    import shutil
+    import subprocess
+
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        pytest.skip("node and npm are needed to compare with npm's tar")
+    npm_root = Path(os.path.realpath(npm)).parent.parent
+    target.mkdir()
+    subprocess.run(["node", "-e", NPM_TAR, str(npm_root), str(tarball), str(target)], check=True)
+    return {p.relative_to(target).as_posix(): p.read_bytes() for p in sorted(target.rglob("*")) if p.is_file()}
+
+
+def test_the_real_proxy_agent_tarball_is_read_as_npm_installs_it(tmp_path: Path) -> None:
+    """proxy-agent@6.5.0 holds package/./dist/index.js and package/dist/index.js; npm installs one dist/index.js."""
+    from tests.image.conftest import fixture_tarball
+
+    tarball = fixture_tarball("proxy-agent@6.5.0")
+    with tarfile.open(tarball) as archive:
+        names = archive.getnames()
+    assert "package/./dist/index.js" in names and "package/dist/index.js" in names
+    for any_root in (False, True):  # as a listed tarball, and as a registry dependency
+        entries = read_tarball(tarball.read_bytes(), any_root=any_root)
+        assert [e.path for e in entries].count("dist/index.js") == 1
+        assert {e.path: e.data for e in entries} == npm_extract(tarball, tmp_path / f"npm-{any_root}")
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        [MANIFEST, file_info("package/./a.js", b"1"), file_info("package/a.js", b"2")],
+        [MANIFEST, file_info("package/a.js", b"1"), file_info("package/lib//a.js", b"2")],
+        [file_info("package/a.js", b"first"), MANIFEST, file_info("package/a.js", b"second")],
+        [file_info("package/package.json", b"{}"), file_info("package/./package.json", MANIFEST[1])],
+    ],
+    ids=["dot-then-plain", "empty-segment", "plain-twice", "package-json-twice"],
+)
+def test_what_is_read_is_what_npm_writes(tmp_path: Path, members: list[tuple[tarfile.TarInfo, bytes]]) -> None:
+    tarball = tmp_path / "t.tgz"
+    tarball.write_bytes(raw_tgz(members))
+    entries = read_tarball(tarball.read_bytes())
+    assert {e.path: e.data for e in entries} == npm_extract(tarball, tmp_path / "npm")
