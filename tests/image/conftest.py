@@ -133,7 +133,8 @@ class LocalRegistry:
 
         args = [str(what)] if what.is_file() else []
         done = subprocess.run(
-            ["npm", "publish", *args, "--ignore-scripts", "--registry", self.url, "--tag", "latest"],
+            # no provenance: some real packages ask for it in publishConfig, which only a CI provider can give
+            ["npm", "publish", *args, "--ignore-scripts", "--provenance=false", "--registry", self.url, "--tag", "latest"],
             cwd=what.parent if what.is_file() else what,
             env=self.env,
             capture_output=True,
@@ -294,14 +295,35 @@ def seeded_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def realworld_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A verdaccio storage folder with the base set and the real-world sets (proxy-agent's closure, native
-    modules, @colors/colors), published once per session, four at a time."""
+    modules, @colors/colors), each tarball published with npm publish.
+
+    Publishing some 120 tarballs takes a minute or more, so the storage is kept beside the fetched tarballs
+    (``tests/tools/registry-tarballs/.verdaccio-<digest>``, gone with them when the pinned list changes) and
+    later sessions start from a copy of it.
+    """
+    import hashlib
+    import os
+    import shutil
     from concurrent.futures import ThreadPoolExecutor
 
+    sets = ("base", "proxy", "native", "colors")
+    tarballs = fixture_tarballs(*sets)
+    version = json.loads((VERDACCIO.parents[1] / "package.json").read_text())["version"]
+    digest = hashlib.sha256(json.dumps([version, [p.name for p in tarballs]]).encode()).hexdigest()[:16]
+    kept = FIXTURES / "registry-tarballs" / f".verdaccio-{digest}"
+    if (kept / "storage").is_dir():
+        return kept
     root = tmp_path_factory.mktemp("seed-realworld")
-    tarballs = fixture_tarballs("base", "proxy", "native", "colors")
     with _verdaccio(root) as registry, ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(registry.publish, tarballs))
-    return root
+    partial = kept.with_name(f"{kept.name}.{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(root / "storage", partial / "storage")
+    try:
+        os.rename(partial, kept)
+    except OSError:  # another session kept it first
+        shutil.rmtree(partial, ignore_errors=True)
+    return kept
 
 
 def _started(storage: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
