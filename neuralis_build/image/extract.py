@@ -28,9 +28,7 @@ from neuralis_build.image.tarheader import MalformedHeader, StrictHeader, end_of
 from neuralis_build.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BYTES
 
 NB1804 = code("NB1804", "archive-entry-type", "a tarball holds a link, a device, a FIFO or another non-file entry")
-NB1805 = code(
-    "NB1805", "archive-collision", "two tarball entries collide: a file that is also a folder, or names that differ in case"
-)
+NB1805 = code("NB1805", "archive-collision", "two tarball entries collide (a file that is also a folder, a case clash)")
 NB1806 = code("NB1806", "archive-limit", "a tarball exceeds the entry count, entry size or total size cap")
 NB1807 = code("NB1807", "archive-corrupt", "a tarball is not a readable gzip-compressed tar")
 NB1808 = code(

@@ -134,7 +134,17 @@ class LocalRegistry:
         args = [str(what)] if what.is_file() else []
         done = subprocess.run(
             # no provenance: some real packages ask for it in publishConfig, which only a CI provider can give
-            ["npm", "publish", *args, "--ignore-scripts", "--provenance=false", "--registry", self.url, "--tag", "latest"],
+            [
+                "npm",
+                "publish",
+                *args,
+                "--ignore-scripts",
+                "--provenance=false",
+                "--registry",
+                self.url,
+                "--tag",
+                "latest",
+            ],
             cwd=what.parent if what.is_file() else what,
             env=self.env,
             capture_output=True,

@@ -7,7 +7,6 @@ their install scripts, a dependency that is not on a registry.
 
 from __future__ import annotations
 
-import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -34,7 +33,9 @@ def test_proxy_agent_installs_as_npm_installs_it(
     """proxy-agent@6.5.0's tarball holds dist/index.js twice (once as package/./dist/index.js): npm installs
     it, and so does the image, with its real closure (pac-proxy-agent, socks-proxy-agent, quickjs, …)."""
     data = manifest(name="acme-fetcher", dependencies={"proxy-agent": "6.5.0"}, main="index.js")
-    write_tgz(tmp_path / "tgz", "fetcher.tgz", package_tgz(data, {"index.js": "module.exports = require('proxy-agent');\n"}))
+    write_tgz(
+        tmp_path / "tgz", "fetcher.tgz", package_tgz(data, {"index.js": "module.exports = require('proxy-agent');\n"})
+    )
     run = run_image(spec_text({"source": "tgz/fetcher.tgz"}))
     assert run.code == 0, run.err + run.out
     assert run.package("acme-fetcher")["status"] == "loaded"
