@@ -13,6 +13,7 @@ from neuralis_build.manifest.sections import (
     contributions,
     credentials,
     datalayout,
+    distribution,
     events,
     hostdeps,
     identity,
@@ -41,6 +42,7 @@ SECTIONS: tuple[Section, ...] = (
     datalayout.SECTION,
     contributions.SECTION,
     hostdeps.SECTION,
+    distribution.SECTION,
 )
 
 

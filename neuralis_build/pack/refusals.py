@@ -8,12 +8,12 @@ from neuralis_build.archivepath import NB1803, path_problem
 from neuralis_build.diagnostics import Diagnostic, code, has_errors
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.judged import JudgedPackage
+from neuralis_build.npm.exports import exports_diagnostics
 from neuralis_build.npm.fields import NpmFields
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.outputs.buildmode import NB1617
 from neuralis_build.outputs.rules import NB1615
 from neuralis_build.pack.coverage import NB1706, declared_outputs, files_entry_diagnostics, output_diagnostics
-from neuralis_build.pack.exports import exports_diagnostics
 from neuralis_build.pack.fields import files_diagnostics, identity_diagnostics, js_truthy
 from neuralis_build.pack.packlist import packlist_exact
 from neuralis_build.pack.tarball import PackResult
@@ -113,7 +113,8 @@ def pack_refusals(judged: JudgedPackage, files: list[str]) -> list[Diagnostic]:
     found += entry_path_diagnostics(files)
     found += files_entry_diagnostics(package, files, outputs)
     found += [d for d in output_diagnostics(judged, files) if not (d.code == NB1706.id and d.pointer in reported)]
-    found += exports_diagnostics(package.manifest, files)
+    if judged.block is None:  # check ran no rule (a reference-only package): the host still resolves its root
+        found += exports_diagnostics(package.manifest, files)
     return _in_file_order([package.locate(d) for d in found])
 
 

@@ -9,7 +9,7 @@ import tarfile
 from pathlib import Path
 
 from neuralis_build.check import check_path
-from neuralis_build.pack.exports import exports_diagnostics
+from neuralis_build.npm.exports import exports_diagnostics
 from neuralis_build.pack.fields import identity_diagnostics
 from neuralis_build.package import parse_manifest
 from neuralis_build.ui.declaration import check_declaration

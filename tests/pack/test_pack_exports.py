@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from packtools import needs_npm, write_tree
 
-from neuralis_build.pack.exports import exports_diagnostics, resolve_subpath
+from neuralis_build.npm.exports import exports_diagnostics, resolve_subpath
 
 M = "./lib/index.js"
 PJ = "./package.json"
