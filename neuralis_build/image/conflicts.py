@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from neuralis_build.image.graph import Closure
 from neuralis_build.image.materialize import Written
+from neuralis_build.npm.ranges import satisfies
 from neuralis_build.trust import Trust
 
 ConflictKind = Literal["versions", "listed-version", "peer", "host-package", "missing", "resolution"]
@@ -98,7 +99,7 @@ def closure_conflicts(
 ) -> list[Conflict]:
     """Versions side by side, a listed package at another version, peers the host cannot meet, gaps."""
     out: list[Conflict] = []
-    by_name: dict[str, dict[str, list[str]]] = {}
+    by_name: dict[str, dict[str, list[Needer]]] = {}
     finders = _finders(closure)
     for path, p in sorted(closure.placed.items()):
         name, version = p.node.package_name, p.node.version
@@ -127,19 +128,10 @@ def closure_conflicts(
                 )
             )
         # Who needs this copy: every package that finds it (the walk placed it through one of their edges).
-        by_name.setdefault(name, {}).setdefault(version, []).extend(finders[path])
+        by_name.setdefault(name, {}).setdefault(version, []).extend(finders.get(path, []))
     for name, versions in sorted(by_name.items()):
         if len(versions) > 1:
-            parts = [f"{v} for {', '.join(sorted(set(needers)))}" for v, needers in sorted(versions.items())]
-            out.append(
-                Conflict(
-                    "versions",
-                    name,
-                    "warning",
-                    f"{name} is installed at {len(versions)} versions ({'; '.join(parts)}): the ranges do not meet, "
-                    "so npm nested each version under the package that needs it",
-                )
-            )
+            out.append(Conflict("versions", name, "warning", _versions_message(name, versions)))
     seen: set[tuple[str, str, str]] = set()
     for peer in closure.host_peers:
         key = (peer.path, peer.name, peer.range)
@@ -179,7 +171,7 @@ def _unmet_peers(closure: Closure, host_names: frozenset[str]) -> list[Conflict]
             if name in host_names or target is None or target not in closure.placed:
                 continue  # the host's (judged against its React), or missing (named as such unless optional)
             version = closure.placed[target].node.version
-            if _satisfies(version, spec) is not False:
+            if satisfies(version, spec) is not False:
                 continue
             owner = p.node.package_name
             out.append(
@@ -196,26 +188,60 @@ def _unmet_peers(closure: Closure, host_names: frozenset[str]) -> list[Conflict]
     return out
 
 
-def _satisfies(version: str, spec: str) -> bool | None:
-    """npm's reading of ``version`` against the range ``spec``; None when either cannot be read."""
-    import semantic_version  # type: ignore[import-untyped]
+@dataclass(frozen=True, order=True)
+class Needer:
+    """A package whose dependency resolves to one copy: its name, the range it asks, the listed package whose
+    tree it is in (itself, for a listed package)."""
 
+    name: str
+    range: str
+    root: str
+    listed: bool
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.range})" if self.listed else f"{self.name} ({self.range}, under {self.root})"
+
+
+def _versions_message(name: str, versions: dict[str, list[Needer]]) -> str:
+    """Why one package is installed at several versions, said only as far as it is true: whether the ranges
+    meet (computed, npm's semantics), and what npm did to give each needer its copy."""
+    from neuralis_build.npm.ranges import meeting_version
+
+    parts = [f"{v} for {', '.join(str(n) for n in sorted(set(who)))}" for v, who in sorted(versions.items())]
+    head = f"{name} is installed at {len(versions)} versions ({'; '.join(parts)})"
+    ranges = sorted({n.range for who in versions.values() for n in who})
     try:
-        return bool(semantic_version.NpmSpec(spec.strip() or "*").match(semantic_version.Version(version)))
-    except ValueError:
-        return None
+        meet = meeting_version(ranges, sorted(versions))
+    except ValueError:  # a range npm reads and semantic_version cannot (a tag, an alias): say only what npm did
+        return f"{head}: npm nested each version under the package that needs it"
+    if meet is None:
+        return f"{head}: no version satisfies every range, so npm nested each version under the package that needs it"
+    # a listed package whose own tree holds two of the copies: npm nested one there; otherwise each copy
+    # sits in the tree of another listed package
+    trees = [{n.root for n in who} for who in versions.values()]
+    shared = {root for tree in trees for root in tree if sum(root in t for t in trees) > 1}
+    if not shared:
+        return (
+            f"{head}: the ranges meet ({meet} satisfies every one), but npm resolves the dependencies of each "
+            "listed package under it, apart from the other listed packages' (nothing is shared between them), "
+            "and chose a version for each range there"
+        )
+    return (
+        f"{head}: the ranges meet ({meet} satisfies every one), but in the tree of {', '.join(sorted(shared))} npm "
+        "kept the copy it placed first where the others look and nested another for the range it excludes"
+    )
 
 
-def _finders(closure: Closure) -> dict[str, list[str]]:
+def _finders(closure: Closure) -> dict[str, list[Needer]]:
     """For each placed path, every package whose dependency resolves to it (``debug`` 2.6.9 for express,
-    body-parser, finalhandler and send), named with the listed package it sits under."""
-    found: dict[str, list[str]] = {}
+    body-parser, finalhandler and send), named with the range it asks and the listed package it sits under."""
+    found: dict[str, list[Needer]] = {}
     for src, targets in closure.edges.items():
         placed = closure.placed.get(src)
         if placed is None:
             continue
-        name = placed.node.package_name
-        who = name if src in closure.listed else f"{name} (under {placed.root})"
-        for dst in targets.values():
-            found.setdefault(dst, []).append(who)
+        node = placed.node
+        for dep, dst in targets.items():
+            spec = node.dependencies.get(dep) or node.optional_dependencies.get(dep) or node.peer_dependencies.get(dep)
+            found.setdefault(dst, []).append(Needer(node.package_name, spec or "*", placed.root, src in closure.listed))
     return found

@@ -107,8 +107,9 @@ def test_the_closure_is_installed_where_node_finds_it(
         ("versions", "ms", "warning"),
     ]
     assert run.report["conflicts"][0]["message"] == (
-        "acme-common is installed at 2 versions (1.1.0 for @acme/one, acme-two; 2.0.0 for acme-three): the ranges "
-        "do not meet, so npm nested each version under the package that needs it"
+        "acme-common is installed at 2 versions (1.1.0 for @acme/one (^1.0.0), acme-two (~1.1.0); 2.0.0 for "
+        "acme-three (^2.0.0)): no version satisfies every range, so npm nested each version under the package that "
+        "needs it"
     )
     # node resolves every dependency from inside each installed package, to the folder the report names
     image = run.image

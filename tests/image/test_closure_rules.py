@@ -154,8 +154,10 @@ def test_closure_conflicts_name_versions_peers_and_gaps() -> None:
         (
             "versions",
             "y",
-            "y is installed at 2 versions (1.0.0 for x (under app); 2.0.0 for x (under shady)): the ranges do "
-            "not meet, so npm nested each version under the package that needs it",
+            "y is installed at 2 versions (1.0.0 for x (^1.0.0, under app); 2.0.0 for x (^1.0.0, under shady)): "
+            "the ranges meet (1.0.0 satisfies every one), but npm resolves the dependencies of each listed package "
+            "under it, apart from the other listed packages' (nothing is shared between them), and chose a version "
+            "for each range there",
         ),
         (
             "peer",
@@ -335,6 +337,57 @@ def test_a_copy_in_a_versions_conflict_names_every_package_that_finds_it() -> No
     closure = walk(lock_of(tree), [Root("app", "first-party", "host-dependency", 0)], {"react"}, LINUX)
     [conflict] = closure_conflicts(closure, {"app": "1.0.0"}, frozenset({"react"}), 19, {})
     assert conflict.message == (
-        "debug is installed at 2 versions (2.6.9 for express (under app), send (under app); 4.4.0 for app): the "
-        "ranges do not meet, so npm nested each version under the package that needs it"
+        "debug is installed at 2 versions (2.6.9 for express (2.6.9, under app), send (2.6.9, under app); 4.4.0 "
+        "for app (^4.0.0)): no version satisfies every range, so npm nested each version under the package that "
+        "needs it"
+    )
+
+
+def test_two_copies_whose_ranges_meet_are_not_said_to_conflict() -> None:
+    """1.6.0 and ^1.6.0 meet at 1.6.0: npm resolved each listed package's tree on its own (shallow), and
+    took 1.6.1 for ^1.6.0 there. The message says so, not that the ranges do not meet."""
+    tree = {
+        "node_modules/a": listed("a", dependencies={"@colors/colors": "1.6.0"}),
+        "node_modules/a/node_modules/@colors/colors": reg("@colors/colors", "1.6.0"),
+        "node_modules/b": listed("b", dependencies={"@colors/colors": "^1.6.0"}),
+        "node_modules/b/node_modules/@colors/colors": reg("@colors/colors", "1.6.1"),
+    }
+    roots = [Root("a", "first-party", "host-dependency", 0), Root("b", "first-party", "host-dependency", 1)]
+    closure = walk(lock_of(tree), roots, {"react"}, LINUX)
+    [conflict] = closure_conflicts(closure, {"a": "1.0.0", "b": "1.0.0"}, frozenset({"react"}), 19, {})
+    assert conflict.message == (
+        "@colors/colors is installed at 2 versions (1.6.0 for a (1.6.0); 1.6.1 for b (^1.6.0)): the ranges meet "
+        "(1.6.0 satisfies every one), but npm resolves the dependencies of each listed package under it, apart from "
+        "the other listed packages' (nothing is shared between them), and chose a version for each range there"
+    )
+
+
+def test_two_copies_in_one_listed_package_s_tree_whose_ranges_meet() -> None:
+    tree = {
+        "node_modules/app": listed("app", dependencies={"ms": "^2.0.0", "x": "1.0.0"}),
+        "node_modules/app/node_modules/ms": reg("ms", "2.1.3"),
+        "node_modules/app/node_modules/x": reg("x", "1.0.0", dependencies={"ms": "2.0.0"}),
+        "node_modules/app/node_modules/x/node_modules/ms": reg("ms", "2.0.0"),
+    }
+    closure = walk(lock_of(tree), [Root("app", "first-party", "host-dependency", 0)], {"react"}, LINUX)
+    [conflict] = closure_conflicts(closure, {"app": "1.0.0"}, frozenset({"react"}), 19, {})
+    assert conflict.message == (
+        "ms is installed at 2 versions (2.0.0 for x (2.0.0, under app); 2.1.3 for app (^2.0.0)): the ranges meet "
+        "(2.0.0 satisfies every one), but in the tree of app npm kept the copy it placed first where the others "
+        "look and nested another for the range it excludes"
+    )
+
+
+def test_a_range_semantic_version_cannot_read_is_not_judged() -> None:
+    tree = {
+        "node_modules/a": listed("a", dependencies={"ms": "latest"}),
+        "node_modules/a/node_modules/ms": reg("ms", "2.1.3"),
+        "node_modules/b": listed("b", dependencies={"ms": "2.0.0"}),
+        "node_modules/b/node_modules/ms": reg("ms", "2.0.0"),
+    }
+    roots = [Root("a", "first-party", "host-dependency", 0), Root("b", "first-party", "host-dependency", 1)]
+    [conflict] = closure_conflicts(walk(lock_of(tree), roots, {"react"}, LINUX), {}, frozenset({"react"}), 19, {})
+    assert conflict.message == (
+        "ms is installed at 2 versions (2.0.0 for b (2.0.0); 2.1.3 for a (latest)): npm nested each version under "
+        "the package that needs it"
     )

@@ -44,3 +44,21 @@ def test_proxy_agent_installs_as_npm_installs_it(
     assert len(run.report["closure"]) == 28  # the listed package and proxy-agent's 27 packages
     loaded = node_in(run.image, "console.log(typeof require('./node_modules/acme-fetcher').ProxyAgent)")
     assert loaded == "function\n"
+
+
+def test_two_ranges_that_meet_are_not_reported_as_a_conflict_of_ranges(
+    tmp_path: Path, realworld_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    """ "1.6.0" and "^1.6.0" meet at 1.6.0; npm resolves each listed package's tree on its own and takes
+    1.6.1 for "^1.6.0". The report says that, where it used to say the ranges do not meet."""
+    for name, wanted in (("acme-a", "1.6.0"), ("acme-b", "^1.6.0")):
+        data = manifest(name=name, dependencies={"@colors/colors": wanted})
+        write_tgz(tmp_path / "tgz", f"{name}.tgz", package_tgz(data))
+    run = run_image(spec_text({"source": "tgz/acme-a.tgz"}, {"source": "tgz/acme-b.tgz"}))
+    assert run.code == 0, run.err
+    assert [c["message"] for c in run.report["conflicts"] if c["kind"] == "versions"] == [
+        "@colors/colors is installed at 2 versions (1.6.0 for acme-a (1.6.0); 1.6.1 for acme-b (^1.6.0)): the "
+        "ranges meet (1.6.0 satisfies every one), but npm resolves the dependencies of each listed package under "
+        "it, apart from the other listed packages' (nothing is shared between them), and chose a version for each "
+        "range there"
+    ]
