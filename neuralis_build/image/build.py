@@ -22,7 +22,7 @@ from pathlib import Path
 from neuralis_build import atomic, folderlock
 from neuralis_build.errors import UsageError
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.image import install, keep, stages
+from neuralis_build.image import depsources, install, keep, stages
 from neuralis_build.image.acrosspackages import closure_facts, judge_modules, settle
 from neuralis_build.image.cache import CACHE_DIR, Cache, listing_digest
 from neuralis_build.image.commit import commit, recover
@@ -186,6 +186,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         else:
             entries = [stages.installed_at(one, out) if one.alive else one for one in entries]
         entries = stages.resolve([stages.placed(one) for one in entries], root)
+        entries = depsources.refuse_unregistered(entries)  # before npm: a file, folder or git dependency
         works = [Work.of(one) for one in entries]  # each report row made once, from its stages' value
         for w in works:
             run.finish(w)

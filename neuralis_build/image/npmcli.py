@@ -76,9 +76,11 @@ _HINTS = {
     "E403": "the registry refused access: check the token's permissions in .npmrc",
     "EINTEGRITY": "the registry served bytes that do not match their published integrity: retry, then report it",
     "ERESOLVE": "npm could not settle the dependency ranges; the message names the packages",
-    "EALLOWGIT": "a dependency comes from git, which the image does not install: depend on a published version",
+    "EALLOWGIT": "a dependency comes from git and the image installs registry packages only: publish it to your "
+    "registry and depend on a version, or list it in the image SPEC as a package of its own (.tgz or folder)",
     "EALLOWREMOTE": "a dependency is a tarball URL, which the image does not install: depend on a published version",
-    "EALLOWDIRECTORY": "a dependency is a folder, which the image does not install: depend on a published version",
+    "EALLOWDIRECTORY": "a dependency is a folder and the image installs registry packages only: publish it to your "
+    "registry and depend on a version, or list it in the image SPEC as a package of its own (.tgz or folder)",
     "EUNSUPPORTEDPROTOCOL": "a dependency spec uses a protocol npm cannot install here",
 }
 

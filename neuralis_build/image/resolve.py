@@ -124,6 +124,7 @@ def _read(path: Path) -> str | None:
 def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
     """The lock's own rules: each listed name is its validated tarball, every other entry a verified registry one."""
     problems: list[str] = []
+    foreign = 0  # entries that come from outside a registry: the package's fault, not the lock's
     listed = {f"{MODULES}{a.name}": a for a in admitted}
     for path, a in sorted(listed.items()):
         node = lock.nodes.get(path)
@@ -139,20 +140,25 @@ def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
             continue
         where = f"{node.name}@{node.version} at {path}"
         if node.link:
-            problems.append(f"{where} is a link to a folder, which the image does not install")
+            foreign += 1
+            problems.append(f"{where} is a link to a folder; the image installs registry packages only")
+        elif node.resolved is not None and not node.resolved.startswith(("https://", "http://")):
+            foreign += 1
+            problems.append(f"{where} comes from {node.resolved}; the image installs registry packages only")
         elif node.resolved is None or node.integrity is None:
             problems.append(
                 f"{where} has no resolved URL or integrity in npm's lock (is omit-lockfile-registry-resolved set?)"
             )
-        elif not node.resolved.startswith(("https://", "http://")):
-            problems.append(f"{where} comes from {node.resolved}; the image installs registry packages only")
         elif strongest(node.integrity) is None:
             problems.append(f"{where} has an integrity the image cannot check ({node.integrity})")
     if problems:
-        raise UsageError(
-            "npm's lock breaks the image's rules:\n  " + "\n  ".join(problems),
-            hint="rebuild without --frozen; if it persists, report it with the lock",
-        )
+        hint = "rebuild without --frozen; if it persists, report it with the lock"
+        if foreign == len(problems):
+            hint = (
+                "publish each of them to your registry and depend on a version, or list it in the image SPEC as a "
+                "package of its own (its .tgz or folder) and depend on its version"
+            )
+        raise UsageError("npm's lock breaks the image's rules:\n  " + "\n  ".join(problems), hint=hint)
 
 
 __all__ = ["TARBALLS", "Admitted", "check_lock", "parse_npm_lock", "resolve", "root_manifest"]

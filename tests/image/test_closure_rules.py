@@ -208,12 +208,22 @@ def test_the_lock_must_resolve_each_listed_name_to_its_own_tarball() -> None:
         f"tarball the image validated ({ours[1].spec}, {ours[1].integrity})",
         "  f@1.0.0 at node_modules/app/node_modules/f comes from file:../f.tgz; the image installs registry "
         "packages only",
-        "  g@1.0.0 at node_modules/app/node_modules/g has no resolved URL or integrity in npm's lock (is "
-        "omit-lockfile-registry-resolved set?)",
-        "  l@1.0.0 at node_modules/app/node_modules/l is a link to a folder, which the image does not install",
+        "  g@1.0.0 at node_modules/app/node_modules/g comes from git+ssh://git@host/g.git#abc; the image installs "
+        "registry packages only",
+        "  l@1.0.0 at node_modules/app/node_modules/l is a link to a folder; the image installs registry packages only",
         "  n@1.0.0 at node_modules/app/node_modules/n has no resolved URL or integrity in npm's lock (is "
         "omit-lockfile-registry-resolved set?)",
     ]
+    assert refused.value.hint == "rebuild without --frozen; if it persists, report it with the lock"
+    only_foreign = {k: v for k, v in bad.items() if not k.endswith(("/n", "/lib"))} | {
+        "node_modules/lib": good["node_modules/lib"]
+    }
+    with pytest.raises(UsageError) as refused:
+        check_lock(lock_of(only_foreign), ours)
+    assert refused.value.hint == (
+        "publish each of them to your registry and depend on a version, or list it in the image SPEC as a package "
+        "of its own (its .tgz or folder) and depend on its version"
+    )
 
 
 def test_the_generated_package_json_is_stable_and_names_tarballs_by_content() -> None:
