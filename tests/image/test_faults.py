@@ -141,7 +141,8 @@ def test_a_node_that_fails_is_an_environment_error_and_no_verdict_is_cached(tmp_
 
 
 def test_a_refusal_node_may_have_caused_is_asked_again_on_the_next_build(tmp_path: Path) -> None:
-    hidden = manifest(name="acme-hidden", exports={".": "./index.js"})
+    # not a neuralis package: check runs no rule on it, so only node's view (NB1810) refuses it
+    hidden = {"name": "acme-hidden", "version": "1.0.0", "exports": {".": "./index.js"}}
     write_tgz(tmp_path / "tgz", "h.tgz", package_tgz(hidden, {"index.js": "module.exports = 1;\n"}))
     spec = tmp_path / "image.toml"
     spec.write_text(spec_text({"source": "tgz/h.tgz"}))
