@@ -32,8 +32,9 @@ from neuralis_build.image.imagelock import LOCK, Locked, installed_differences, 
 from neuralis_build.image.listed import Listed, record_of
 from neuralis_build.image.npmcli import Runner, run_npm
 from neuralis_build.image.npmlock import NPM_LOCK
+from neuralis_build.image.outfiles import write_npm_files
 from neuralis_build.image.report import REPORT, ImageResult
-from neuralis_build.image.resolve import MANIFEST, RESOLVE_DIR, TARBALLS
+from neuralis_build.image.resolve import MANIFEST, RESOLUTION, RESOLVE_DIR, TARBALLS, Admitted
 from neuralis_build.image.sbom import SBOM, render_sbom
 from neuralis_build.image.spec import ImageSpec
 from neuralis_build.image.tree import Diverged, Tree
@@ -43,7 +44,7 @@ __all__ = ["BuildInterrupted", "PackageFinished", "build_image"]
 
 STAGING_PREFIX = ".neuralis-staging-"
 # The image's entries, in the order the commit swaps them in: the tree first, the report last.
-ENTRIES = (install.NODE_MODULES, TARBALLS, MANIFEST, NPM_LOCK, SBOM, LOCK, REPORT)
+ENTRIES = (install.NODE_MODULES, TARBALLS, RESOLUTION, MANIFEST, NPM_LOCK, SBOM, LOCK, REPORT)
 _LEGACY = re.compile(r"^\.(?:neuralis-staging|.+\.old-\d+)$")  # what builds before the transaction left
 _FETCHING = re.compile(r"^\.(?:fetch|npm-pack)-")  # the scratch folders of npm pack (fetch.py, registrytarballs.py)
 
@@ -222,8 +223,10 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         atomic.write_text(staging / SBOM, sbom)
         atomic.write_text(staging / LOCK, render_lock(locked, closure_rows))
         atomic.write_text(staging / REPORT, result.render())
-        for name in (TARBALLS, MANIFEST, NPM_LOCK):
-            os.replace(staging / RESOLVE_DIR / name, staging / name)
+        # npm's files describe the image built: what a refusal took out of the tree is out of them too
+        assert tree.lock is not None
+        in_image = [Admitted(w.own.name or "", w.integrity or "", None) for w in tree.admitted()]
+        write_npm_files(staging / RESOLVE_DIR, staging, tree.lock, in_image)
         if kept is None:
             (staging / install.NODE_MODULES).mkdir(exist_ok=True)
         cache.fresh_image = {

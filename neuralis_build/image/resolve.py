@@ -26,6 +26,14 @@ TARBALLS = ".neuralis-tarballs"
 MANIFEST = "package.json"
 ROOT_NAME = "neuralis-image"
 RESOLVE_DIR = "resolve"
+RESOLUTION = ".neuralis-resolution"
+"""Where the image folder keeps npm's whole resolution (outfiles.py): the inputs of the next build and of --frozen."""
+
+
+def previous_inputs(out: Path) -> Path:
+    """The folder of the last build's resolution: its own, or the image folder of a build made before it existed."""
+    kept = out / RESOLUTION
+    return kept if (kept / MANIFEST).is_file() else out
 
 
 @dataclass(frozen=True)
@@ -77,12 +85,14 @@ def resolve(admitted: list[Admitted], staging: Path, out: Path, *, frozen: bool,
             shutil.copyfile(a.source, target)
     manifest = root_manifest(admitted)
     (staging / MANIFEST).write_text(manifest, "utf-8")
-    previous_manifest = _read(out / MANIFEST)
-    previous_lock = out / NPM_LOCK
+    previous = previous_inputs(out)
+    previous_manifest = _read(previous / MANIFEST)
+    previous_lock = previous / NPM_LOCK
     if frozen:
         if previous_manifest != manifest:
             raise UsageError(
-                f"--frozen: the admitted packages differ from {out / MANIFEST} (the packages npm's lock was made for)",
+                f"--frozen: the admitted packages differ from {previous / MANIFEST} (the packages npm's lock was "
+                "made for)",
                 hint="rebuild without --frozen to resolve the closure again",
             )
         lock = read_npm_lock(previous_lock)

@@ -145,11 +145,11 @@ def image_files(out: Path) -> dict[str, bytes]:
 
 
 def leftovers(out: Path) -> list[str]:
-    """Hidden entries of the image folder that are neither the cache nor the listed tarballs."""
+    """Hidden entries of the image folder that are neither the cache, the listed tarballs nor npm's resolution."""
     return sorted(p.name for p in out.iterdir() if p.name.startswith(".") and p.name not in _OWN)
 
 
-_OWN = {".neuralis-cache", ".neuralis-tarballs"}
+_OWN = {".neuralis-cache", ".neuralis-tarballs", ".neuralis-resolution"}
 
 
 def package_folders(modules: Path) -> list[str]:

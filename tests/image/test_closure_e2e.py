@@ -188,10 +188,12 @@ def test_two_builds_give_the_same_bytes_and_frozen_survives_the_registry_moving_
     fresh = run_image(spec, out=tmp_path / "c")
     versions = {c["name"]: c["version"] for c in fresh.report["closure"]}
     assert versions["acme-common"] == "1.2.0"
-    # --frozen refuses what the lock does not hold
-    lock = json.loads((first.image / "package-lock.json").read_text())
+    # --frozen refuses what the lock does not hold (npm's resolution, which it builds from)
+    resolution = first.image / ".neuralis-resolution" / "package-lock.json"
+    assert resolution.read_bytes() == (first.image / "package-lock.json").read_bytes()  # nothing was refused
+    lock = json.loads(resolution.read_text())
     lock["packages"]["node_modules/@acme/app/node_modules/acme-common"]["integrity"] = integrity_of(b"other")
-    (first.image / "package-lock.json").write_text(json.dumps(lock))
+    resolution.write_text(json.dumps(lock))
     broken = run_image(spec, "--frozen", out=first.image)
     assert broken.code == 2
     assert "acme-common" in broken.err and tree_bytes(first.image / "node_modules") == before
@@ -329,7 +331,8 @@ def test_a_refused_dependency_takes_out_what_needs_it(
         p for p in run.report["packages"] if p["path"] == "node_modules/acme-wants-core2/node_modules/acme-core"
     )
     assert "has the id 'acme-core', which the listed acme-core@1.0.0 already has" in core2["diagnostics"][0]["message"]
-    # nothing refused, and nothing that needs it, is in the image; npm's lock still holds the whole resolution
+    # nothing refused, and nothing that needs it, is in the image (nor in npm's files); npm's whole resolution is
+    # kept for the next build
     assert sorted(p.name for p in (run.image / "node_modules").iterdir()) == ["acme-core", "acme-fine"]
     assert [c["path"] for c in run.report["closure"]] == [
         "node_modules/acme-core",
@@ -337,7 +340,9 @@ def test_a_refused_dependency_takes_out_what_needs_it(
         "node_modules/acme-fine/node_modules/acme-plain",
     ]
     lock = json.loads((run.image / "package-lock.json").read_text())
-    assert "node_modules/acme-needs-bad/node_modules/acme-bad-dep" in lock["packages"]
+    assert "node_modules/acme-needs-bad/node_modules/acme-bad-dep" not in lock["packages"]
+    resolution = json.loads((run.image / ".neuralis-resolution" / "package-lock.json").read_text())
+    assert "node_modules/acme-needs-bad/node_modules/acme-bad-dep" in resolution["packages"]
 
 
 def test_install_scripts_never_run_and_are_reported(
