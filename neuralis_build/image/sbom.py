@@ -27,19 +27,44 @@ SBOM = "sbom.cdx.json"
 IMAGE_REF = "neuralis-image"
 
 
-def _component(item: Installed, registry: bool, licenses: Any) -> Component:
-    from cyclonedx.model import ExternalReference, ExternalReferenceType, HashAlgorithm, HashType, Property, XsUri
-    from cyclonedx.model.component import Component
+LOCAL = "file:"
+
+
+def _purl(item: Installed, registry: bool, digest: str | None) -> Any:
+    """The package URL of an installed package (purl spec, type npm): ``pkg:npm/<scope>/<name>@<version>``.
+
+    A registry package (or a bundled one, npm's own identity for it) has the plain form. A listed package
+    npm took from a tarball the image made (a folder or a .tgz of the SPEC) is qualified with that
+    tarball's ``file_name`` and ``checksum``, the purl spec's qualifiers for a package archive: scanners
+    find the platform's own packages, and no one mistakes one for a public package of the same name.
+    """
     from packageurl import PackageURL
 
     group, _, name = item.name.rpartition("/")
+    qualifiers: dict[str, str] = {}
+    if not registry and item.resolved is not None and item.resolved.startswith(LOCAL):
+        qualifiers["file_name"] = item.resolved.rsplit("/", 1)[-1]
+        if digest is not None:
+            qualifiers["checksum"] = f"sha512:{digest}"
+    return PackageURL(type="npm", namespace=group or None, name=name, version=item.version, qualifiers=qualifiers)
+
+
+def _component(item: Installed, registry: bool, licenses: Any) -> Component:
+    from cyclonedx.model import ExternalReference, ExternalReferenceType, HashAlgorithm, HashType, Property, XsUri
+    from cyclonedx.model.component import Component
+
+    group, _, name = item.name.rpartition("/")
     hashes = []
+    digest: str | None = None
     if item.integrity and item.integrity.startswith("sha512-"):
-        digest = base64.b64decode(item.integrity.split()[0][7:])
-        hashes.append(HashType(alg=HashAlgorithm.SHA_512, content=digest.hex()))
+        digest = base64.b64decode(item.integrity.split()[0][7:]).hex()
+        hashes.append(HashType(alg=HashAlgorithm.SHA_512, content=digest))
     refs = []
     if item.resolved and item.resolved.startswith(("https://", "http://")):
         refs.append(ExternalReference(type=ExternalReferenceType.DISTRIBUTION, url=XsUri(item.resolved)))
+    elif item.resolved and item.resolved.startswith(LOCAL):
+        # where its bytes are: the tarball in the image folder, relative to this file (an IRI reference)
+        refs.append(ExternalReference(type=ExternalReferenceType.DISTRIBUTION, url=XsUri(item.resolved[len(LOCAL) :])))
     properties = [
         Property(name="neuralis:path", value=item.path),
         Property(name="neuralis:chain", value=" → ".join(item.chain)),
@@ -50,14 +75,12 @@ def _component(item: Installed, registry: bool, licenses: Any) -> Component:
     for hook, script in item.scripts:
         properties.append(Property(name=f"neuralis:install-script:{hook}", value=f"not run: {script}"))
     found = [licenses.make_from_string(item.license)] if item.license else []
-    # a package that came from a file: tarball may share its name with an unrelated public one: no purl for it
-    purl = PackageURL(type="npm", namespace=group or None, name=name, version=item.version) if registry else None
     return Component(
         name=name,
         group=group or None,
         version=item.version,
         bom_ref=item.path,
-        purl=purl,
+        purl=_purl(item, registry or "bundled" in item.flags, digest),
         hashes=hashes,
         licenses=found,
         external_references=refs,

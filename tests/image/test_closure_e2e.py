@@ -543,6 +543,12 @@ def _error(err: str) -> str:
     return lines[0]
 
 
+def debug_url(sbom: Path) -> str:
+    """Where the image's lock says debug came from (the test registry's URL)."""
+    lock = json.loads((sbom.parent / "package-lock.json").read_text())
+    return str(lock["packages"]["node_modules/@acme/app/node_modules/debug"]["resolved"])
+
+
 def assert_valid_sbom(path: Path) -> None:
     """CycloneDX 1.6 by the library's strict JSON validator, with a component per installed folder and its graph."""
     from cyclonedx.schema import SchemaVersion
@@ -558,7 +564,13 @@ def assert_valid_sbom(path: Path) -> None:
     assert debug["purl"] == "pkg:npm/debug@4.4.3"
     assert debug["licenses"] == [{"license": {"id": "MIT"}}]
     assert debug["hashes"][0]["alg"] == "SHA-512"
-    assert "purl" not in refs["node_modules/@acme/app"]  # from a tarball: it may share a name with a public package
+    # a listed package from a tarball: its purl names that archive, so no one takes it for a public package
+    app = refs["node_modules/@acme/app"]
+    digest = next(h["content"] for h in app["hashes"] if h["alg"] == "SHA-512")
+    tarball = next(iter((path.parent / ".neuralis-tarballs").iterdir())).name
+    assert app["purl"] == f"pkg:npm/%40acme/app@1.0.0?checksum=sha512:{digest}&file_name={tarball}"
+    assert app["externalReferences"] == [{"type": "distribution", "url": f".neuralis-tarballs/{tarball}"}]
+    assert debug["externalReferences"] == [{"type": "distribution", "url": debug_url(path)}]
     graph = {d["ref"]: d.get("dependsOn", []) for d in bom["dependencies"]}
     assert graph["neuralis-image"] == ["node_modules/@acme/app"]
     assert graph["node_modules/@acme/app/node_modules/debug"] == ["node_modules/@acme/app/node_modules/ms"]
