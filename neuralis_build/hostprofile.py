@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,8 @@ class HostProfile:
     platform_tools: tuple[str, ...] = ()
     platform_config_keys: tuple[str, ...] = ()
     source: str = "<default>"
+    node_version: str | None = None
+    """The Node.js version the host runs (``22.12.0``); None: the node on PATH, which the image build runs."""
 
     @property
     def provided_packages(self) -> frozenset[str]:
@@ -39,7 +42,11 @@ class HostProfile:
             "sharedModules": list(self.shared_modules),
             "platformTools": list(self.platform_tools),
             "platformConfigKeys": list(self.platform_config_keys),
-        }
+        } | ({"nodeVersion": self.node_version} if self.node_version is not None else {})
+
+
+_KEYS = ("hostApiVersion", "reactMajor", "sharedModules", "platformTools", "platformConfigKeys", "nodeVersion")
+_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
 
 def _string_list(data: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -53,13 +60,11 @@ def parse_host_profile(data: Any, where: str) -> HostProfile:
     """Validate a host profile's JSON; a bad profile is a usage error (exit 2)."""
     if not isinstance(data, dict):
         raise UsageError(f"{where}: a host profile is a JSON object")
-    unknown = sorted(
-        set(data) - {"hostApiVersion", "reactMajor", "sharedModules", "platformTools", "platformConfigKeys", "$schema"}
-    )
+    unknown = sorted(set(data) - {*_KEYS, "$schema"})
     if unknown:
         raise UsageError(
             f"{where}: unknown key(s) {', '.join(unknown)}",
-            hint="a host profile has hostApiVersion, reactMajor, sharedModules, platformTools, platformConfigKeys",
+            hint=f"a host profile has {', '.join(_KEYS)}",
         )
     api = data.get("hostApiVersion")
     if not isinstance(api, str) or not api:
@@ -67,6 +72,9 @@ def parse_host_profile(data: Any, where: str) -> HostProfile:
     major = data.get("reactMajor")
     if not isinstance(major, int) or isinstance(major, bool) or major < 0:
         raise UsageError(f"{where}: reactMajor must be a whole number such as 19")
+    node = data.get("nodeVersion")
+    if node is not None and (not isinstance(node, str) or not _VERSION.match(node)):
+        raise UsageError(f'{where}: nodeVersion must be a version such as "22.12.0" (the Node.js the host runs)')
     return HostProfile(
         host_api_version=api,
         react_major=major,
@@ -74,6 +82,7 @@ def parse_host_profile(data: Any, where: str) -> HostProfile:
         platform_tools=_string_list(data, "platformTools", where),
         platform_config_keys=_string_list(data, "platformConfigKeys", where),
         source=where,
+        node_version=node,
     )
 
 

@@ -202,14 +202,26 @@ def print_closure(console: Console, result: ImageResult) -> None:
         f"closure: {len(installed)} package(s) installed ({listed} listed, {registry} from the registry, "
         f"{bundled} bundled); npm's lock: {markup(display_path(result.out / 'package-lock.json'))}"
     )
+    failed = {c.path: c for c in result.conflicts if c.kind == "load"}
     for c in result.conflicts:
+        if c.kind == "load":
+            continue  # said with its install script below
         mark = "[red]✗[/]" if c.severity == "error" else "[yellow]![/]"
         console.print(f"{mark} {c.kind}: {markup(c.message)}")
     for entry in result.scripts:
         scripts = "; ".join(f"{k}: {v}" for k, v in entry["scripts"].items())
+        load = result.loads.get(entry["path"])
+        mark, verdict = "[yellow]![/]", ""
+        if load is not None:
+            verdict = f": {load.sentence}"
+            if load.status == "works":
+                mark = "[green]✓[/]"
+            elif load.status == "fails":
+                error = failed.get(entry["path"])
+                mark = "[red]✗[/]" if error is not None and error.severity == "error" else "[yellow]![/]"
         console.print(
-            f"[yellow]![/] install script not run: {markup(entry['name'])}@{markup(entry['version'])} "
-            f"[dim]({markup(entry['path'])})[/] {markup(scripts)}"
+            f"{mark} install script not run: {markup(entry['name'])}@{markup(entry['version'])} "
+            f"[dim]({markup(entry['path'])})[/] {markup(scripts)}{markup(verdict)}"
         )
 
 
@@ -232,9 +244,16 @@ def print_annotations(result: ImageResult) -> None:
     for c in result.conflicts:
         print(annotation(c.severity, c.message, title=f"neuralis-build image: {c.kind}"))
     for entry in result.scripts:
+        load = result.loads.get(entry["path"])
+        if load is not None and load.status == "fails":
+            continue  # its load conflict above says it, at its severity
         scripts = "; ".join(f"{k}: {v}" for k, v in entry["scripts"].items())
         body = f"install script not run: {entry['name']}@{entry['version']} ({entry['path']}) {scripts}"
-        print(annotation("warning", body, title="neuralis-build image: scripts"))
+        level = "warning"
+        if load is not None:
+            body += f": {load.sentence}"
+            level = "notice"
+        print(annotation(level, body, title="neuralis-build image: scripts"))
     for t in result.tools:
         body = f"the tool name {t.name} is answered by {t.owner}; shadowed: {', '.join(t.shadowed)}"
         print(annotation("notice", body, title="neuralis-build image: contested tool name"))

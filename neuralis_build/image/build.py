@@ -22,7 +22,7 @@ from pathlib import Path
 from neuralis_build import atomic, folderlock
 from neuralis_build.errors import UsageError
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.image import depsources, install, keep, stages
+from neuralis_build.image import depsources, install, keep, natives, stages
 from neuralis_build.image.acrosspackages import closure_facts, judge_modules, settle
 from neuralis_build.image.cache import CACHE_DIR, Cache, listing_digest
 from neuralis_build.image.commit import commit, recover
@@ -206,12 +206,26 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         registry, contests = settle(works, tree, run.spec, host)
         judge_modules(works, tree, host)
         conflicts, node_record = closure_facts(works, tree, host, cache if kept is not None else None)
+        # 6. npm's engine check against the host's Node; each package whose install script never ran, loaded once
+        runs = natives.at_run_time(tree.closure, tree.written, tree.root, host, run.jobs)
+        conflicts += runs.conflicts
         # the report's rows, made once: each package's own verdict and what the rules across packages added
         outcomes = [w.outcome for w in works] + [f.outcome for f in tree.found]
         installed = installed_of(tree.closure, tree.written)
         run.notes.extend(n for n in cache.notes if n not in run.notes)
-        result = ImageResult(out, host, outcomes, contests, registry.providers(), installed, conflicts, run.notes)
-        # 6. the lock, --frozen, the SBOM and the report, staged beside the tree; then the swap
+        result = ImageResult(
+            out,
+            host,
+            outcomes,
+            contests,
+            registry.providers(),
+            installed,
+            conflicts,
+            run.notes,
+            loads=runs.loads,
+            node=runs.node,
+        )
+        # 7. the lock, --frozen, the SBOM and the report, staged beside the tree; then the swap
         closure_rows = [i.to_toml() for i in installed]
         if run.frozen:
             _frozen(installed_differences(old_installed, closure_rows))

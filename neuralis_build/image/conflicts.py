@@ -10,7 +10,7 @@ from neuralis_build.image.materialize import Written
 from neuralis_build.npm.ranges import satisfies
 from neuralis_build.trust import Trust
 
-ConflictKind = Literal["versions", "listed-version", "peer", "host-package", "missing", "resolution"]
+ConflictKind = Literal["versions", "listed-version", "peer", "host-package", "missing", "resolution", "engines", "load"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ class Conflict:
     name: str
     severity: Literal["error", "warning"]
     message: str
+    path: str | None = None  # the installed folder it is about, when it is about one (not in the report's JSON)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "severity": self.severity, "message": self.message}
@@ -155,6 +156,28 @@ def closure_conflicts(
                 m.name,
                 "warning",
                 f"{_via(m.chain)} needs {m.name}@{m.spec} ({m.kind} dependency), which is not installed: {m.reason}",
+            )
+        )
+    return out
+
+
+def engine_conflicts(closure: Closure, node: str, where: str) -> list[Conflict]:
+    """Each installed package whose ``engines.node`` the host's Node does not satisfy: npm warns (EBADENGINE) and
+    installs it, and it may fail at run time. ``where`` says whose Node ``node`` is."""
+    out = []
+    for path, p in sorted(closure.placed.items()):
+        wanted = p.node.engines_node
+        if wanted is None or satisfies(node, wanted) is not False:
+            continue
+        name = p.node.package_name
+        out.append(
+            Conflict(
+                "engines",
+                name,
+                "warning",
+                f"{name}@{p.node.version} ({path}, via {_via(p.chain)}) declares engines.node {wanted!r}, which "
+                f"Node {node} ({where}) does not satisfy: npm warns EBADENGINE and installs it, and it may fail at "
+                "run time",
             )
         )
     return out

@@ -80,3 +80,10 @@ def _verdicts(data: Any) -> NodeVerdicts:
     if not isinstance(edges, list) or not isinstance(peers, list):
         raise TypeError("edges and peers are lists")
     return NodeVerdicts(edges, peers)
+
+
+def node_version() -> str:
+    """The version of the node on PATH (``20.20.2``): the one that resolves and loads the image's packages."""
+    node = which("node", "install Node.js 20 or later; the host resolves with node")
+    done = run([node, "--version"], timeout=60.0)
+    return done.stdout.strip().removeprefix("v")

@@ -41,6 +41,7 @@ class LockNode:
     os: tuple[str, ...] = ()
     cpu: tuple[str, ...] = ()
     libc: tuple[str, ...] = ()
+    engines_node: str | None = None  # the range its ``engines.node`` declares, as npm records it in the lock
 
     @property
     def parent_path(self) -> str:
@@ -109,6 +110,8 @@ def parse_npm_lock(text: str, where: Path) -> NpmLock:
             k for k, v in (meta.items() if isinstance(meta, dict) else ()) if isinstance(v, dict) and v.get("optional")
         )
         license = entry.get("license")
+        engines = entry.get("engines")
+        node_range = engines.get("node") if isinstance(engines, dict) else None
         nodes[path] = LockNode(
             path=path,
             name=_name_of(path),
@@ -130,6 +133,7 @@ def parse_npm_lock(text: str, where: Path) -> NpmLock:
             os=_list(entry.get("os")),
             cpu=_list(entry.get("cpu")),
             libc=_list(entry.get("libc")),
+            engines_node=node_range if isinstance(node_range, str) else None,
         )
     root = packages[""]
     return NpmLock(_strings(root.get("dependencies")), nodes, text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
@@ -13,6 +13,9 @@ from neuralis_build.image.conflicts import Conflict, Installed
 from neuralis_build.image.contests import ToolContest
 from neuralis_build.image.moduleverdict import ModuleVerdict
 from neuralis_build.trust import InstallClass, Trust
+
+if TYPE_CHECKING:
+    from neuralis_build.image.natives import Load
 
 REPORT = "neuralis-image.json"
 
@@ -69,6 +72,8 @@ class ImageResult:
     installed: list[Installed] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # about this run (a cache ignored, a killed build rolled back)
+    loads: dict[str, Load] = field(default_factory=dict)  # by path: each package with an install script, loaded
+    node: str | None = None  # the Node version engines.node is judged against
 
     def count(self, status: Status) -> int:
         return sum(1 for p in self.packages if p.status == status)
@@ -87,7 +92,13 @@ class ImageResult:
     def scripts(self) -> list[dict[str, Any]]:
         """Every installed package with install scripts, none of which ran."""
         return [
-            {"path": i.path, "name": i.name, "version": i.version, "scripts": dict(i.scripts)}
+            {
+                "path": i.path,
+                "name": i.name,
+                "version": i.version,
+                "scripts": dict(i.scripts),
+                "load": self.loads[i.path].to_json() if i.path in self.loads else None,
+            }
             for i in self.installed
             if i.scripts
         ]
@@ -95,6 +106,7 @@ class ImageResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "host": self.host.to_json(),
+            "node": self.node,
             "packages": [p.to_json() for p in self.packages],
             "tools": [t.to_json() for t in self.tools],
             "services": self.services,

@@ -359,26 +359,67 @@ def test_install_scripts_never_run_and_are_reported(
     run = run_image(spec_text({"source": "tgz/app.tgz"}))
     assert run.code == 0, run.err
     assert not marker.exists()
+    works = {"status": "works", "detail": None}
     assert run.report["scripts"] == [
-        {"path": "node_modules/acme-app", "name": "acme-app", "version": "1.0.0", "scripts": {"preinstall": write}},
+        {
+            "path": "node_modules/acme-app",
+            "name": "acme-app",
+            "version": "1.0.0",
+            "scripts": {"preinstall": write},
+            "load": {"status": "no-entry", "detail": None},  # no main, no index.js: nothing to require
+        },
         {
             "path": "node_modules/acme-app/node_modules/acme-gyp",
             "name": "acme-gyp",
             "version": "1.0.0",
             "scripts": {"install": "node-gyp rebuild (implied by binding.gyp)"},
+            "load": works,  # its binding.gyp names no addon target
         },
         {
             "path": "node_modules/acme-app/node_modules/acme-post",
             "name": "acme-post",
             "version": "1.0.0",
             "scripts": {"postinstall": write},
+            "load": works,
         },
     ]
     text = _text(run, spec_text({"source": "tgz/app.tgz"}), tmp_path)
     assert (
         "install script not run: acme-post@1.0.0 (node_modules/acme-app/node_modules/acme-post) postinstall: " in text
     )
-    assert not marker.exists()
+    assert f"postinstall: {write}: works without its script" in text
+    assert not marker.exists()  # loading a package runs its code, never its install script
+
+
+def test_packages_load_with_no_network_and_a_timer_does_not_hold_the_check(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    post = {"postinstall": "node fetch-binary.js"}
+    phone = "require('http').get('http://127.0.0.1:9/binary');\n"  # what a package that downloads on load does
+    publish(npm_registry, tmp_path, lib("acme-phone", "1.0.0", scripts=post), {"index.js": phone})
+    lookup = "require('dns').lookup('registry.npmjs.org', () => {});\n"
+    publish(npm_registry, tmp_path, lib("acme-lookup", "1.0.0", scripts=post), {"index.js": lookup})
+    timer = "setInterval(() => {}, 1000);\nmodule.exports = 1;\n"  # a package that keeps the event loop alive
+    publish(npm_registry, tmp_path, lib("acme-timer", "1.0.0", scripts=post), {"index.js": timer})
+    deps = {"acme-phone": "1.0.0", "acme-lookup": "1.0.0", "acme-timer": "1.0.0"}
+    write_tgz(tmp_path / "tgz", "app.tgz", package_tgz(manifest(name="acme-app", dependencies=deps)))
+    run = run_image(spec_text({"source": "tgz/app.tgz", "class": "installed", "trust": "trusted"}))
+    assert run.code == 0, run.err  # an installed package's dependency that cannot load: a warning
+    loads = {s["name"]: s["load"] for s in run.report["scripts"]}
+    assert loads == {
+        "acme-lookup": {
+            "status": "fails",
+            "detail": "ENETUNREACH: it reached for the network while loading (a name lookup of registry.npmjs.org), "
+            "and the check allows none",
+        },
+        "acme-phone": {
+            "status": "fails",
+            "detail": "ENETUNREACH: it reached for the network while loading (127.0.0.1:9), and the check allows none",
+        },
+        "acme-timer": {"status": "works", "detail": None},
+    }
+    warned = {c["name"]: c["severity"] for c in run.report["conflicts"] if c["kind"] == "load"}
+    assert warned == {"acme-lookup": "warning", "acme-phone": "warning"}
 
 
 def test_bundled_dependencies_come_inside_their_parent(

@@ -88,7 +88,16 @@ def test_discovery_statuses_and_an_invalid_manifest(tmp_path: Path, run_image: R
     assert (run.image / "node_modules/left-pad/index.js").read_text() == "module.exports=1"
     assert not (run.image / ".neuralis-staging").exists()
     assert json.loads(run.out) == run.report
-    assert set(run.report) == {"host", "packages", "tools", "services", "closure", "conflicts", "scripts"}
+    assert set(run.report) == {
+        "host",
+        "node",
+        "packages",
+        "tools",
+        "services",
+        "closure",
+        "conflicts",
+        "scripts",
+    }
 
 
 def test_allow_refused_exits_zero(tmp_path: Path, run_image: RunImage) -> None:

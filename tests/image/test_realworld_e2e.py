@@ -7,6 +7,7 @@ their install scripts, a dependency that is not on a registry.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -62,3 +63,64 @@ def test_two_ranges_that_meet_are_not_reported_as_a_conflict_of_ranges(
         "it, apart from the other listed packages' (nothing is shared between them), and chose a version for each "
         "range there"
     ]
+
+
+def test_native_modules_are_loaded_once_and_told_apart(
+    tmp_path: Path, realworld_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    """bcrypt@6 ships prebuilt addons (node-gyp-build finds them): it works without its install script.
+    bcrypt@5.1.1 needs node-pre-gyp's download or build, and better-sqlite3@12 its prebuild-install or
+    node-gyp: without them, one fails on require and the other when it opens its addon (bindings)."""
+    t = tmp_path / "tgz"
+    write_tgz(t, "crypto.tgz", package_tgz(manifest(name="acme-crypto", dependencies={"bcrypt": "6.0.0"})))
+    write_tgz(t, "legacy.tgz", package_tgz(manifest(name="acme-legacy", dependencies={"bcrypt": "5.1.1"})))
+    write_tgz(t, "db.tgz", package_tgz(manifest(name="acme-db", dependencies={"better-sqlite3": "12.11.1"})))
+    profile = tmp_path / "host.json"
+    host = json.loads((Path(__file__).parents[2] / "neuralis_build/data/host-profile.json").read_text())
+    profile.write_text(json.dumps({**host, "nodeVersion": "18.20.8"}))
+    spec = spec_text(
+        {"source": "tgz/crypto.tgz"},
+        {"source": "tgz/legacy.tgz", "class": "installed", "trust": "trusted"},
+        {"source": "tgz/db.tgz"},
+        extra=f'\n[host]\nprofile = "{profile}"\n',
+    )
+    run = run_image(spec)
+    assert run.code == 1, run.err  # a host-dependency's native module that cannot load is an error
+    loads = {s["path"]: s["load"] for s in run.report["scripts"]}
+    assert loads["node_modules/acme-crypto/node_modules/bcrypt"] == {"status": "works", "detail": None}
+    assert loads["node_modules/acme-legacy/node_modules/bcrypt"] == {
+        "status": "fails",
+        "detail": "MODULE_NOT_FOUND: Cannot find module "
+        "'node_modules/acme-legacy/node_modules/bcrypt/lib/binding/napi-v3/bcrypt_lib.node'",
+    }
+    assert loads["node_modules/acme-db/node_modules/better-sqlite3"]["status"] == "fails"
+    assert loads["node_modules/acme-db/node_modules/better-sqlite3"]["detail"].startswith(
+        "Could not locate the bindings file. Tried: → node_modules/acme-db/node_modules/better-sqlite3/build/"
+    )
+    failing = {(c["name"], c["severity"]) for c in run.report["conflicts"] if c["kind"] == "load"}
+    assert failing == {("bcrypt", "warning"), ("better-sqlite3", "error")}
+    db = next(c["message"] for c in run.report["conflicts"] if c["kind"] == "load" and c["name"] == "better-sqlite3")
+    assert db.startswith(
+        "better-sqlite3@12.11.1 (node_modules/acme-db/node_modules/better-sqlite3, via acme-db → better-sqlite3) will "
+        "fail at run time: Could not locate the bindings file."
+    )
+    assert db.endswith(
+        "its install script never ran (install: prebuild-install || node-gyp rebuild --release), and the host loads "
+        "what a host-dependency package brings in: depend on a version that ships its compiled addon for this "
+        "platform (a prebuilt binary), or on a pure-JavaScript alternative"
+    )
+    # npm's engine check, against the host profile's Node: better-sqlite3 wants 20.x or later
+    engines = [c["message"] for c in run.report["conflicts"] if c["kind"] == "engines"]
+    assert engines == [
+        "better-sqlite3@12.11.1 (node_modules/acme-db/node_modules/better-sqlite3, via acme-db → better-sqlite3) "
+        "declares engines.node '20.x || 22.x || 23.x || 24.x || 25.x || 26.x', which Node 18.20.8 (the host "
+        "profile's nodeVersion) does not satisfy: npm warns EBADENGINE and installs it, and it may fail at run time"
+    ]
+    assert run.report["node"] == "18.20.8"
+    # the working one really works from where the image put it
+    hashed = node_in(
+        run.image,
+        "const b = require('./node_modules/acme-crypto/node_modules/bcrypt');"
+        "console.log(b.compareSync('pw', b.hashSync('pw', 4)))",
+    )
+    assert hashed == "true\n"

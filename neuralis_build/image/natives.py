@@ -1,0 +1,247 @@
+"""Does a package whose install script never ran work anyway? Load it once in a fresh node and see.
+
+Install scripts never run in the image, and for most packages that have one it does not matter (a
+banner, a check, a prebuilt binary already in the tarball); for a native module it may mean the addon
+was never built. So each installed package with an install script or a ``binding.gyp`` is loaded after
+install, each in its own node process, the way its dependents load it: ``require`` (``import`` for an
+ES module) from the folder it is installed under. A package that builds an addon (a top-level
+``binding.gyp``) must also load that addon, found the way the package finds it: through
+``node-gyp-build``, ``@mapbox/node-pre-gyp`` or ``bindings`` when it depends on one (better-sqlite3
+loads it only when a database is opened), else ``build/Release/<target>.node``.
+
+The child gets a timeout, a temporary home and working folder of its own, an environment with
+nothing of the build's but ``PATH`` (no proxy settings, no registry tokens, no ``NODE_OPTIONS``), and
+no network: before the package loads, Node's sockets, datagrams and name lookups are replaced by ones
+that fail at once (a guard in JavaScript, the layer every package's own networking goes through; a
+network namespace would need privileges a build container often lacks). A package that needs the
+network or a secret to load fails here as it would fail on a host without them. The child exits once
+it has given its verdict, so a package that starts a timer or a server on load does not hold it open.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import signal
+import tempfile
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from neuralis_build.errors import SubprocessError
+from neuralis_build.hostprofile import HostProfile
+from neuralis_build.image.conflicts import Conflict, engine_conflicts
+from neuralis_build.image.graph import Closure
+from neuralis_build.image.materialize import Written
+from neuralis_build.image.nodecheck import node_version
+from neuralis_build.process import run, which
+
+LOAD_TIMEOUT = 60.0
+"""Seconds one package may take to load (a real native module loads in well under a second)."""
+
+LOADERS = ("node-gyp-build", "@mapbox/node-pre-gyp", "bindings")
+
+LoadStatus = Literal["works", "fails", "no-entry"]
+
+_SCRIPT = r"""
+const path = require("path");
+const fs = require("fs");
+const [name, dir, target, loader] = JSON.parse(process.argv[1]);
+// no network: every socket, datagram and name lookup fails at once, as on a host without network access
+function offline(what) {
+  const e = new Error(`it reached for the network while loading (${what}), and the check allows none`);
+  e.code = "ENETUNREACH";
+  throw e;
+}
+const where = (a) => {
+  const o = Array.isArray(a) ? a[0] : a;
+  return o && typeof o === "object" ? o.path || `${o.host || "localhost"}:${o.port}` : String(a);
+};
+require("net").Socket.prototype.connect = function (a) { offline(where(a)); };
+require("dgram").createSocket = () => offline("a UDP socket");
+const dns = require("dns");
+dns.lookup = (host) => offline(`a name lookup of ${host}`);
+dns.promises.lookup = async (host) => offline(`a name lookup of ${host}`);
+const from = (id) => require(require.resolve(id, { paths: [dir] }));
+function addon() {
+  if (loader === "node-gyp-build") return from("node-gyp-build")(dir);
+  if (loader === "@mapbox/node-pre-gyp") {
+    return require(from("@mapbox/node-pre-gyp").find(path.join(dir, "package.json")));
+  }
+  if (!target) return;
+  if (loader === "bindings") return from("bindings")({ bindings: target, module_root: dir });
+  const built = ["Release", "Debug"].map((b) => path.join(dir, "build", b, `${target}.node`)).find(fs.existsSync);
+  if (!built) throw new Error(`its addon ${target} was never built: build/Release/${target}.node is missing`);
+  require(built);
+}
+// the verdict, then exit: a package that starts a timer or a server on load must not hold the check open
+const say = (verdict) => process.stdout.write(JSON.stringify(verdict), () => process.exit(0));
+(async () => {
+  let entry = true;
+  try {
+    try {
+      require(name);
+    } catch (e) {
+      if (e && e.code === "MODULE_NOT_FOUND" && String(e.message).startsWith(`Cannot find module '${name}'`)) {
+        entry = false;
+      } else if (e && (e.code === "ERR_REQUIRE_ESM" || e.code === "ERR_PACKAGE_PATH_NOT_EXPORTED")) {
+        await import(name);
+      } else {
+        throw e;
+      }
+    }
+    addon();
+    say({ status: entry ? "works" : "no-entry" });
+  } catch (e) {
+    // the first line, and the next when the first only announces it ("Could not locate the bindings file. Tried:")
+    const lines = String((e && e.message) || e).split("\n").map((l) => l.trim()).filter(Boolean);
+    const message = lines.length > 1 && lines[0].endsWith(":") ? `${lines[0]} ${lines[1]}` : lines[0] || "";
+    say({ status: "fails", detail: (e && e.code ? `${e.code}: ` : "") + message });
+  }
+})();
+"""
+
+
+@dataclass(frozen=True)
+class Load:
+    """What loading one installed package told: it works, it fails (and why), or it has no entry to load."""
+
+    status: LoadStatus
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "detail": self.detail or None}
+
+    @property
+    def sentence(self) -> str:
+        """The verdict as the report says it."""
+        if self.status == "works":
+            return "works without its script"
+        if self.status == "no-entry":
+            return "has no entry point to load (nothing to check)"
+        return f"will fail at run time: {self.detail}"
+
+
+# gyp target types that make a loadable addon (node-gyp's default type is loadable_module)
+_ADDON_TYPES = (None, "loadable_module", "shared_library")
+
+
+def gyp_addon(folder: Path) -> str | None:
+    """The ``target_name`` of the first addon ``binding.gyp`` builds (a Python literal, comments allowed):
+    a copy step (``type: none``) or a test extension later in the list is not what the package loads."""
+    try:
+        data = ast.literal_eval((folder / "binding.gyp").read_text("utf-8"))
+    except (OSError, ValueError, SyntaxError, UnicodeDecodeError, MemoryError, RecursionError):
+        return None
+    targets = data.get("targets") if isinstance(data, dict) else None
+    for target in targets if isinstance(targets, list) else []:
+        if isinstance(target, dict) and target.get("type") in _ADDON_TYPES:
+            name = target.get("target_name")
+            if isinstance(name, str) and name and "/" not in name and "\\" not in name:
+                return name
+    return None
+
+
+def needs_loading(written: Written | None) -> bool:
+    """A package with an install script (a ``binding.gyp`` implies ``node-gyp rebuild``)."""
+    return written is not None and bool(written.scripts)
+
+
+def load_all(closure: Closure, written: Mapping[str, Written], root: Path, jobs: int) -> dict[str, Load]:
+    """Load every placed package that has an install script, ``jobs`` at a time; verdicts by path."""
+    paths = [p for p in sorted(closure.placed) if needs_loading(written.get(p))]
+    if not paths:
+        return {}
+    node = which("node", "install Node.js 20 or later; the image build loads native modules with node")
+    with tempfile.TemporaryDirectory(prefix="neuralis-load-") as home, ThreadPoolExecutor(max(1, jobs)) as pool:
+        verdicts = pool.map(lambda p: _load(node, closure, written[p], root, p, Path(home)), paths)
+        return dict(zip(paths, verdicts, strict=True))
+
+
+def _load(node: str, closure: Closure, written: Written, root: Path, path: str, home: Path) -> Load:
+    folder = root.joinpath(*path.split("/"))
+    name = closure.placed[path].node.name  # the folder name require() goes by (an alias's own)
+    parent = folder.parents[len(name.split("/"))]  # the folder whose node_modules holds it
+    has_gyp = (folder / "binding.gyp").is_file()
+    target = gyp_addon(folder) if has_gyp else None
+    deps = set(written.npm.dependencies) | set(written.npm.optional_dependencies)
+    loader = next((d for d in LOADERS if d in deps), "") if has_gyp else "none"
+    payload = json.dumps([name, os.path.realpath(folder), target if has_gyp else None, loader])
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8"}
+    try:
+        done = run([node, "-e", _SCRIPT, payload], cwd=parent, timeout=LOAD_TIMEOUT, env=env)
+    except SubprocessError:
+        return Load("fails", f"it did not finish loading within {LOAD_TIMEOUT:.0f} s")
+    try:
+        data = json.loads(done.stdout)
+        status, detail = data["status"], str(data.get("detail") or "")
+    except (ValueError, KeyError, TypeError):
+        return Load("fails", _ended(done.returncode, done.stderr))
+    if status not in ("works", "fails", "no-entry"):
+        return Load("fails", _ended(done.returncode, done.stderr))
+    prefix = os.path.realpath(root) + os.sep
+    return Load(status, detail.replace(prefix, ""))  # the image's own paths: the same tree gives the same words
+
+
+def _ended(code: int, stderr: str) -> str:
+    """How a node that printed no verdict ended: the signal that killed it (a crash in an addon), or its error."""
+    if code < 0:
+        try:
+            return f"node crashed while loading it ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"node crashed while loading it (signal {-code})"
+    last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
+    return f"node exited with {code} while loading it" + (f": {last}" if last else "")
+
+
+BUILTIN = ("shipped", "host-dependency")
+"""The install classes whose packages the host loads as its own (first-party): one that cannot load fails the image."""
+
+
+def load_conflicts(closure: Closure, written: Mapping[str, Written], loads: Mapping[str, Load]) -> list[Conflict]:
+    """A conflict for each package that fails to load: an error when a builtin-class package brings it in."""
+    out = []
+    for path, load in sorted(loads.items()):
+        if load.status != "fails":
+            continue
+        placed = closure.placed[path]
+        name, version = placed.node.package_name, placed.node.version
+        scripts = "; ".join(f"{k}: {v}" for k, v in sorted(written[path].scripts.items()))
+        builtin = placed.install_class in BUILTIN
+        out.append(
+            Conflict(
+                "load",
+                name,
+                "error" if builtin else "warning",
+                f"{name}@{version} ({path}, via {' → '.join(placed.chain)}) {load.sentence}; its install script "
+                f"never ran ({scripts})"
+                + (f", and the host loads what a {placed.install_class} package brings in" if builtin else "")
+                + ": depend on a version that ships its compiled addon for this platform (a prebuilt binary), or "
+                "on a pure-JavaScript alternative",
+                path,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class AtRunTime:
+    """What the image's packages will meet when the host runs them: the Node they are judged against, npm's
+    engine check (EBADENGINE) against it, and each package with an install script, loaded once."""
+
+    node: str
+    loads: dict[str, Load]
+    conflicts: list[Conflict]
+
+
+def at_run_time(
+    closure: Closure, written: Mapping[str, Written], root: Path, host: HostProfile, jobs: int
+) -> AtRunTime:
+    """The host's Node (its profile's ``nodeVersion``, else the node on PATH), the engine conflicts and the loads."""
+    node = host.node_version or node_version()
+    where = "the host profile's nodeVersion" if host.node_version else "the node on PATH, as no nodeVersion is set"
+    loads = load_all(closure, written, root, jobs)
+    return AtRunTime(node, loads, engine_conflicts(closure, node, where) + load_conflicts(closure, written, loads))
