@@ -26,7 +26,7 @@ class Command:
 
     @property
     def slug(self) -> str:
-        return f"{self.prog}-{self.name}"
+        return f"{self.prog}-{self.name.replace(' ', '-')}"
 
     @property
     def title(self) -> str:
@@ -36,13 +36,17 @@ class Command:
 def commands() -> list[Command]:
     """Every documented command of both programs, in the order their --help lists them."""
     from neuralis_build.cli.build import app as build_app
+    from neuralis_build.cli.imagediff_cmd import ROUTES
     from neuralis_build.cli.new import app as new_app
 
+    routed = {hidden: " ".join(words) for words, hidden in ROUTES.items()}  # `image diff` runs `image-diff`
     found: list[Command] = []
     for prog, app in (("neuralis", new_app), ("neuralis-build", build_app)):
         group: Any = typer.main.get_command(app)
         for name, command in group.commands.items():
-            if name not in UNDOCUMENTED and not command.hidden:
+            if name in routed:
+                found.append(Command(prog, routed[name], command))
+            elif name not in UNDOCUMENTED and not command.hidden:
                 found.append(Command(prog, name, command))
     return found
 

@@ -14,6 +14,7 @@ from neuralis_build.cli import (
     doctor_cmd,
     explain_cmd,
     image_cmd,
+    imagediff_cmd,
     pack_cmd,
     targets,
     ui_cmd,
@@ -31,6 +32,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings=common.CONTEXT,
+    cls=imagediff_cmd.CommandGroup,  # `image diff OLD NEW` beside `image SPEC`
 )
 
 CheckFormat = common.Format  # the name tests and callers used before every command took --format
@@ -128,7 +130,7 @@ def schema() -> None:
     boundary.print_json(manifest_schema())
 
 
-for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, doctor_cmd, explain_cmd):
+for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, imagediff_cmd, doctor_cmd, explain_cmd):
     _module.register(app)
 common.add_common_options(app, "neuralis-build")
 

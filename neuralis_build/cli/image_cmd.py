@@ -34,6 +34,7 @@ def register(app: typer.Typer) -> None:
         epilog=common.examples(
             "neuralis-build image example-packages/image.toml --out build/image",
             "neuralis-build image image.toml --frozen --format github",
+            "neuralis-build image diff build/image-main build/image   (what changed: see image diff --help)",
         ),
     )
     def image(

@@ -9,7 +9,7 @@ from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import keep
 from neuralis_build.image.cache import Cache
 from neuralis_build.image.conflicts import Conflict, closure_conflicts
-from neuralis_build.image.contests import Facts, Registry, ToolContest, settle_tools, shadow_warnings
+from neuralis_build.image.contests import Facts, Registry, ToolContest, settle_tools, shadow_warnings, tool_owners
 from neuralis_build.image.moduleverdict import reported
 from neuralis_build.image.nodecheck import NodeVerdicts, check_with_node
 from neuralis_build.image.spec import ImageSpec
@@ -21,6 +21,12 @@ from neuralis_build.image.work import Work
 def _loaded(works: list[Work], tree: Tree) -> list[tuple[Member, Facts]]:
     pairs: list[tuple[Member, Facts | None]] = [(w, w.facts) for w in works] + [(f, f.facts) for f in tree.found]
     return [(m, f) for m, f in pairs if f is not None and m.loaded]
+
+
+def owners(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) -> dict[str, str]:
+    """Who answers each tool name once the contests are settled (the loaded packages, the platform, MCP servers)."""
+    loaded = [f for _, f in _loaded(works, tree)]
+    return tool_owners(loaded, host.platform_tools, [(m.server, m.tools) for m in spec.mcp])
 
 
 def settle(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) -> tuple[Registry, list[ToolContest]]:

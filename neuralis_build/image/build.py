@@ -23,7 +23,7 @@ from neuralis_build import atomic, folderlock
 from neuralis_build.errors import UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import depsources, install, keep, natives, stages
-from neuralis_build.image.acrosspackages import closure_facts, judge_modules, settle
+from neuralis_build.image.acrosspackages import closure_facts, judge_modules, owners, settle
 from neuralis_build.image.cache import CACHE_DIR, Cache, listing_digest
 from neuralis_build.image.commit import commit, recover
 from neuralis_build.image.conflicts import installed_of
@@ -36,6 +36,7 @@ from neuralis_build.image.outfiles import write_npm_files
 from neuralis_build.image.report import REPORT, ImageResult
 from neuralis_build.image.resolve import MANIFEST, RESOLUTION, RESOLVE_DIR, TARBALLS, Admitted
 from neuralis_build.image.sbom import SBOM, render_sbom
+from neuralis_build.image.sizes import measure
 from neuralis_build.image.spec import ImageSpec
 from neuralis_build.image.tree import Diverged, Tree
 from neuralis_build.image.work import PackageFinished, Work
@@ -224,6 +225,8 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
             run.notes,
             loads=runs.loads,
             node=runs.node,
+            owners=owners(works, tree, run.spec, host),
+            sizes=measure(tree.root, tree.closure.placed),
         )
         # 7. the lock, --frozen, the SBOM and the report, staged beside the tree; then the swap
         closure_rows = [i.to_toml() for i in installed]

@@ -162,10 +162,10 @@ class ToolContest:
         return {"name": self.name, "owner": self.owner, "shadowed": list(self.shadowed)}
 
 
-def settle_tools(
+def _ranked(
     packages: Sequence[Facts], platform_tools: Iterable[str], mcp: Iterable[tuple[str, Iterable[str]]]
-) -> list[ToolContest]:
-    """Settle every tool name with more than one claimant; names with one claimant are not listed."""
+) -> dict[str, list[Claimant]]:
+    """Every tool name's claimants, best first by the spec's fixed rule."""
     claimants: dict[str, list[Claimant]] = {}
     for tool in platform_tools:
         claimants.setdefault(tool, []).append(Claimant(PLATFORM, "platform", True))
@@ -175,12 +175,25 @@ def settle_tools(
     for server, tools in mcp:
         for name in set(tools):
             claimants.setdefault(name, []).append(Claimant(MCP_PREFIX + server, "mcp", False))
+    return {name: sorted(set(claimants[name]), key=Claimant.rank) for name in sorted(claimants)}
+
+
+def settle_tools(
+    packages: Sequence[Facts], platform_tools: Iterable[str], mcp: Iterable[tuple[str, Iterable[str]]]
+) -> list[ToolContest]:
+    """Settle every tool name with more than one claimant; names with one claimant are not listed."""
     contests = []
-    for name in sorted(claimants):
-        ranked = sorted(set(claimants[name]), key=Claimant.rank)
+    for name, ranked in _ranked(packages, platform_tools, mcp).items():
         if len(ranked) > 1:
             contests.append(ToolContest(name, ranked[0].id, tuple(c.id for c in ranked[1:])))
     return contests
+
+
+def tool_owners(
+    packages: Sequence[Facts], platform_tools: Iterable[str], mcp: Iterable[tuple[str, Iterable[str]]]
+) -> dict[str, str]:
+    """Who answers each tool name of the image, contested or not (what a reviewer compares between two images)."""
+    return {name: ranked[0].id for name, ranked in _ranked(packages, platform_tools, mcp).items()}
 
 
 def shadow_warnings(facts: Facts, contests: Sequence[ToolContest]) -> list[Diagnostic]:

@@ -16,6 +16,7 @@ from neuralis_build.trust import InstallClass, Trust
 
 if TYPE_CHECKING:
     from neuralis_build.image.natives import Load
+    from neuralis_build.image.sizes import Sizes
 
 REPORT = "neuralis-image.json"
 
@@ -74,6 +75,8 @@ class ImageResult:
     notes: list[str] = field(default_factory=list)  # about this run (a cache ignored, a killed build rolled back)
     loads: dict[str, Load] = field(default_factory=dict)  # by path: each package with an install script, loaded
     node: str | None = None  # the Node version engines.node is judged against
+    owners: dict[str, str] = field(default_factory=dict)  # every tool name the image answers, and who answers it
+    sizes: Sizes | None = None
 
     def count(self, status: Status) -> int:
         return sum(1 for p in self.packages if p.status == status)
@@ -110,10 +113,19 @@ class ImageResult:
             "packages": [p.to_json() for p in self.packages],
             "tools": [t.to_json() for t in self.tools],
             "services": self.services,
-            "closure": [i.to_json() for i in self.installed],
+            "toolOwners": self.owners,
+            "closure": [self._closure_row(i) for i in self.installed],
+            "size": self.sizes.total_json() if self.sizes is not None else None,
             "conflicts": [c.to_json() for c in self.conflicts],
             "scripts": self.scripts,
         }
+
+    def _closure_row(self, installed: Installed) -> dict[str, Any]:
+        row = installed.to_json()
+        size = self.sizes.packages.get(installed.path) if self.sizes is not None else None
+        if size is not None:
+            row["size"] = size.to_json()
+        return row
 
     def render(self) -> str:
         return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"

@@ -94,7 +94,9 @@ def test_discovery_statuses_and_an_invalid_manifest(tmp_path: Path, run_image: R
         "packages",
         "tools",
         "services",
+        "toolOwners",
         "closure",
+        "size",
         "conflicts",
         "scripts",
     }
