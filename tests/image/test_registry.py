@@ -54,6 +54,13 @@ def test_npm_sources_come_from_the_registry_npm_is_configured_for(
     ]
     lock = (run.image / "neuralis-image.lock").read_text()
     assert f'integrity = "{integrity}"' in lock
+    # a listed registry package is the public package of its name: the SBOM gives it the plain purl
+    sbom = json.loads((run.image / "sbom.cdx.json").read_text())
+    purls = {c["bom-ref"]: c["purl"] for c in sbom["components"]}
+    assert purls == {
+        "node_modules/@acme/remote": "pkg:npm/%40acme/remote@1.4.0",
+        "node_modules/acme-plain": "pkg:npm/acme-plain@0.3.0",
+    }
     # the fetched tarballs are cached: an unchanged rerun neither fetches nor installs again
     assert sorted(p.name for p in (run.image / ".neuralis-cache/npm").iterdir()) == [
         "acme-plain-0.3.0.tgz",
