@@ -8,6 +8,7 @@ their install scripts, a dependency that is not on a registry.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import manifest, requires_node
-from tests.image.conftest import LocalRegistry, Run, package_tgz, spec_text, write_tgz
+from tests.image.conftest import LocalRegistry, Run, package_tgz, spec_text, tree_bytes, write_tgz
 
 pytestmark = [pytest.mark.e2e, pytest.mark.registry, pytest.mark.slow, requires_node]
 
@@ -124,3 +125,46 @@ def test_native_modules_are_loaded_once_and_told_apart(
         "console.log(b.compareSync('pw', b.hashSync('pw', 4)))",
     )
     assert hashed == "true\n"
+
+
+def test_a_refused_package_s_real_closure_is_out_of_npm_s_files(
+    tmp_path: Path, realworld_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    """acme-fetcher brings proxy-agent@6.5.0 and its 27 packages, and a neuralis dependency that is refused:
+    acme-fetcher leaves the image, and its closure leaves OUT's package.json and lock, so `npm ls` passes in
+    OUT and `npm ci` of OUT's files installs the image and nothing of what was refused."""
+    from tests.image.test_closure_e2e import publish
+    from tests.image.test_outfiles_e2e import npm
+
+    publish(realworld_registry, tmp_path, manifest({"credentials": [{"id": "bad/id", "label": "x"}]}, name="acme-bad"))
+    t = tmp_path / "tgz"
+    fetcher = manifest(name="acme-fetcher", dependencies={"proxy-agent": "6.5.0", "acme-bad": "1.0.0"})
+    write_tgz(t, "fetcher.tgz", package_tgz(fetcher))
+    write_tgz(t, "crypto.tgz", package_tgz(manifest(name="acme-crypto", dependencies={"bcrypt": "6.0.0"})))
+    run = run_image(spec_text({"source": "tgz/fetcher.tgz"}, {"source": "tgz/crypto.tgz"}))
+    assert run.code == 1
+    assert run.package("acme-fetcher")["status"] == "refused"
+    lock = json.loads((run.image / "package-lock.json").read_text())
+    assert sorted(lock["packages"]) == [
+        "",
+        "node_modules/acme-crypto",
+        "node_modules/acme-crypto/node_modules/bcrypt",
+        "node_modules/acme-crypto/node_modules/node-addon-api",
+        "node_modules/acme-crypto/node_modules/node-gyp-build",
+    ]
+    resolution = json.loads((run.image / ".neuralis-resolution/package-lock.json").read_text())
+    assert sum(1 for p in resolution["packages"] if p.startswith("node_modules/acme-fetcher/")) == 28
+    listed = npm(["ls", "--all"], run.image, realworld_registry)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    copy = tmp_path / "ci"
+    copy.mkdir()
+    for name in ("package.json", "package-lock.json"):
+        (copy / name).write_bytes((run.image / name).read_bytes())
+    shutil.copytree(run.image / ".neuralis-tarballs", copy / ".neuralis-tarballs")
+    done = npm(["ci", "--ignore-scripts", "--no-audit", "--no-fund"], copy, realworld_registry)
+    assert done.returncode == 0, done.stderr
+    ours = tree_bytes(run.image / "node_modules")
+    # npm's own bookkeeping and its .bin links aside (the image links no bins: the host runs none)
+    theirs = tree_bytes(copy / "node_modules")
+    assert ours == {k: v for k, v in theirs.items() if not k.endswith(".package-lock.json") and "/.bin/" not in k}
+    assert not any(k.startswith("acme-fetcher") for k in theirs)
