@@ -180,11 +180,16 @@ def test_integrity_is_verified(tmp_path: Path, run_image: RunImage) -> None:
 
 
 def test_a_package_json_the_host_cannot_resolve_is_refused(tmp_path: Path, run_image: RunImage) -> None:
+    # a neuralis package: the manifest rule check and pack run (NB1707); any other package: node's view (NB1810)
     data = package_tgz(manifest(name="acme-closed", exports={".": "./index.js"}), {"index.js": ""})
     write_tgz(tmp_path / "tgz", "closed.tgz", data)
-    run = run_image(spec_text({"source": "tgz/closed.tgz"}))
+    plain = {"name": "acme-plain-closed", "version": "1.0.0", "exports": {".": "./index.js"}}
+    write_tgz(tmp_path / "tgz", "plain.tgz", package_tgz(plain, {"index.js": ""}))
+    run = run_image(spec_text({"source": "tgz/closed.tgz"}, {"source": "tgz/plain.tgz"}))
     assert run.code == 1
     [diagnostic] = run.package("acme-closed")["diagnostics"]
+    assert (diagnostic["code"], diagnostic["pointer"]) == ("NB1707", "/exports")
+    [diagnostic] = run.package("acme-plain-closed")["diagnostics"]
     assert (diagnostic["code"], diagnostic["pointer"]) == ("NB1810", "/exports")
     assert "ERR_PACKAGE_PATH_NOT_EXPORTED" in diagnostic["message"]
     assert installed(run) == []
