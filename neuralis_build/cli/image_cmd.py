@@ -250,10 +250,10 @@ def print_annotations(result: ImageResult) -> None:
             continue  # its load conflict above says it, at its severity
         scripts = "; ".join(f"{k}: {v}" for k, v in entry["scripts"].items())
         body = f"install script not run: {entry['name']}@{entry['version']} ({entry['path']}) {scripts}"
-        level = "warning"
+        level = "warning"  # nothing was loaded (or nothing could be): a script the host never ran may matter
         if load is not None:
             body += f": {load.sentence}"
-            level = "notice"
+            level = "notice" if load.status == "works" else level
         print(annotation(level, body, title="neuralis-build image: scripts"))
     for t in result.tools:
         body = f"the tool name {t.name} is answered by {t.owner}; shadowed: {', '.join(t.shadowed)}"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import manifest, requires_node
+from tests.image.conftest import package_tgz, write_tgz
 from tests.termkit import on_terminal
 
 pytestmark = [pytest.mark.e2e, requires_node]
@@ -95,10 +96,15 @@ def test_format_github_annotates_what_the_text_form_flags(tmp_path):
     """An install script not run is a warning in the text form; with --format github it is an annotation too
     (as each conflict in the closure and each contested tool name is), not silence."""
     tgz(tmp_path / "post.tgz", manifest(name="acme-post", scripts={"postinstall": "node setup.js"}))
-    (tmp_path / "image.toml").write_text('[[packages]]\nsource = "post.tgz"\n')
+    loads = manifest(name="acme-loads", main="index.js", scripts={"install": "node setup.js"})
+    write_tgz(tmp_path, "loads.tgz", package_tgz(loads, {"index.js": "module.exports = 1;\n"}))
+    (tmp_path / "image.toml").write_text('[[packages]]\nsource = "post.tgz"\n\n[[packages]]\nsource = "loads.tgz"\n')
     done = image_github(tmp_path)
     assert done.returncode == 0, done.stderr
+    # one with nothing to load stays a warning; one that loads is a notice that says so
     assert done.stdout.splitlines() == [
+        "::notice title=neuralis-build image%3A scripts::install script not run: acme-loads@1.0.0 "
+        "(node_modules/acme-loads) install: node setup.js: works without its script",
         "::warning title=neuralis-build image%3A scripts::install script not run: acme-post@1.0.0 "
-        "(node_modules/acme-post) postinstall: node setup.js"
+        "(node_modules/acme-post) postinstall: node setup.js: has no entry point to load (nothing to check)",
     ]
