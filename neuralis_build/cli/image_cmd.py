@@ -34,7 +34,6 @@ def register(app: typer.Typer) -> None:
         epilog=common.examples(
             "neuralis-build image example-packages/image.toml --out build/image",
             "neuralis-build image image.toml --frozen --format github",
-            "neuralis-build image diff build/image-main build/image   (what changed: see image diff --help)",
         ),
     )
     def image(
@@ -63,7 +62,9 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--allow-refused", help="Exit 0 even when a package or UI module is refused.")
         ] = False,
     ) -> None:
-        """Install, check and judge every package of SPEC into one host image; report every refusal."""
+        """Install, check and judge every package of SPEC into one host image; report every refusal.
+
+        What changed between two images (for the review of a change): neuralis-build image diff OLD NEW."""
         from neuralis_build.cli.common import markup
         from neuralis_build.errors import UsageError
         from neuralis_build.hostprofile import load_host_profile

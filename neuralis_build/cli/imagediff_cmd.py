@@ -43,7 +43,6 @@ def register(app: typer.Typer) -> None:
         short_help="What changed between two images.",
         epilog=common.examples(
             "neuralis-build image diff build/image-main build/image",
-            "neuralis-build image diff old/neuralis-image.json new/neuralis-image.json --format json",
             'neuralis-build image diff base/ head/ --format github >> "$GITHUB_STEP_SUMMARY"',
         ),
     )
