@@ -25,7 +25,7 @@ import json
 import os
 import signal
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,12 +44,13 @@ LOAD_TIMEOUT = 60.0
 
 LOADERS = ("node-gyp-build", "@mapbox/node-pre-gyp", "bindings")
 
-LoadStatus = Literal["works", "fails", "no-entry"]
+LoadStatus = Literal["works", "fails", "no-entry", "needs-host"]
+STATUSES = ("works", "fails", "no-entry", "needs-host")
 
 _SCRIPT = r"""
 const path = require("path");
 const fs = require("fs");
-const [name, dir, target, loader] = JSON.parse(process.argv[1]);
+const [name, dir, target, loader, provided] = JSON.parse(process.argv[1]);
 // no network: every socket, datagram and name lookup fails at once, as on a host without network access
 function offline(what) {
   const e = new Error(`it reached for the network while loading (${what}), and the check allows none`);
@@ -96,6 +97,12 @@ const say = (verdict) => process.stdout.write(JSON.stringify(verdict), () => pro
     addon();
     say({ status: entry ? "works" : "no-entry" });
   } catch (e) {
+    // a package the host provides (react) is not in the image: the host gives it at run time, the check cannot
+    const lost = e && (e.code === "MODULE_NOT_FOUND" || e.code === "ERR_MODULE_NOT_FOUND");
+    const missing = lost && /^Cannot find (?:module|package) '([^']+)'/.exec(String(e.message));
+    const parts = missing ? missing[1].split("/") : [];
+    const owner = parts[0] && parts[0].startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+    if (missing && provided.includes(owner)) return say({ status: "needs-host", detail: missing[1] });
     // the first line, and the next when the first only announces it ("Could not locate the bindings file. Tried:")
     const lines = String((e && e.message) || e).split("\n").map((l) => l.trim()).filter(Boolean);
     const message = lines.length > 1 && lines[0].endsWith(":") ? `${lines[0]} ${lines[1]}` : lines[0] || "";
@@ -122,6 +129,8 @@ class Load:
             return "works without its script"
         if self.status == "no-entry":
             return "has no entry point to load (nothing to check)"
+        if self.status == "needs-host":
+            return f"cannot be loaded here: it needs {self.detail}, which the host provides (nothing to check)"
         return f"will fail at run time: {self.detail}"
 
 
@@ -150,18 +159,23 @@ def needs_loading(written: Written | None) -> bool:
     return written is not None and bool(written.scripts)
 
 
-def load_all(closure: Closure, written: Mapping[str, Written], root: Path, jobs: int) -> dict[str, Load]:
-    """Load every placed package that has an install script, ``jobs`` at a time; verdicts by path."""
+def load_all(
+    closure: Closure, written: Mapping[str, Written], root: Path, jobs: int, provided: Collection[str] = ()
+) -> dict[str, Load]:
+    """Load every placed package that has an install script, ``jobs`` at a time; verdicts by path. A package
+    that needs one of ``provided`` (what the host provides, which the image does not install) cannot be checked."""
     paths = [p for p in sorted(closure.placed) if needs_loading(written.get(p))]
     if not paths:
         return {}
     node = which("node", "install Node.js 20 or later; the image build loads native modules with node")
     with tempfile.TemporaryDirectory(prefix="neuralis-load-") as home, ThreadPoolExecutor(max(1, jobs)) as pool:
-        verdicts = pool.map(lambda p: _load(node, closure, written[p], root, p, Path(home)), paths)
+        verdicts = pool.map(lambda p: _load(node, closure, written[p], root, p, Path(home), sorted(provided)), paths)
         return dict(zip(paths, verdicts, strict=True))
 
 
-def _load(node: str, closure: Closure, written: Written, root: Path, path: str, home: Path) -> Load:
+def _load(
+    node: str, closure: Closure, written: Written, root: Path, path: str, home: Path, provided: list[str]
+) -> Load:
     folder = root.joinpath(*path.split("/"))
     name = closure.placed[path].node.name  # the folder name require() goes by (an alias's own)
     parent = folder.parents[len(name.split("/"))]  # the folder whose node_modules holds it
@@ -169,7 +183,7 @@ def _load(node: str, closure: Closure, written: Written, root: Path, path: str, 
     target = gyp_addon(folder) if has_gyp else None
     deps = set(written.npm.dependencies) | set(written.npm.optional_dependencies)
     loader = next((d for d in LOADERS if d in deps), "") if has_gyp else "none"
-    payload = json.dumps([name, os.path.realpath(folder), target if has_gyp else None, loader])
+    payload = json.dumps([name, os.path.realpath(folder), target if has_gyp else None, loader, provided])
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8"}
     try:
         done = run([node, "-e", _SCRIPT, payload], cwd=parent, timeout=LOAD_TIMEOUT, env=env)
@@ -180,7 +194,7 @@ def _load(node: str, closure: Closure, written: Written, root: Path, path: str, 
         status, detail = data["status"], str(data.get("detail") or "")
     except (ValueError, KeyError, TypeError):
         return Load("fails", _ended(done.returncode, done.stderr))
-    if status not in ("works", "fails", "no-entry"):
+    if status not in STATUSES:
         return Load("fails", _ended(done.returncode, done.stderr))
     prefix = os.path.realpath(root) + os.sep
     return Load(status, detail.replace(prefix, ""))  # the image's own paths: the same tree gives the same words
@@ -243,5 +257,5 @@ def at_run_time(
     """The host's Node (its profile's ``nodeVersion``, else the node on PATH), the engine conflicts and the loads."""
     node = host.node_version or node_version()
     where = "the host profile's nodeVersion" if host.node_version else "the node on PATH, as no nodeVersion is set"
-    loads = load_all(closure, written, root, jobs)
+    loads = load_all(closure, written, root, jobs, host.provided_packages)
     return AtRunTime(node, loads, engine_conflicts(closure, node, where) + load_conflicts(closure, written, loads))

@@ -422,6 +422,27 @@ def test_packages_load_with_no_network_and_a_timer_does_not_hold_the_check(
     assert warned == {"acme-lookup": "warning", "acme-phone": "warning"}
 
 
+def test_a_package_that_needs_what_the_host_provides_is_not_said_to_fail(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+) -> None:
+    # react is the host's: the image installs no copy, so loading here cannot tell; it is said, not failed
+    post = {"postinstall": "node setup.js"}
+    needs = lib("acme-hooks", "1.0.0", scripts=post, peerDependencies={"react": "^19.0.0"})
+    publish(npm_registry, tmp_path, needs, {"index.js": "module.exports = require('react/jsx-runtime');\n"})
+    esm = lib("acme-esm-hooks", "1.0.0", type="module", scripts=post, peerDependencies={"react": "^19.0.0"})
+    esm["exports"] = {".": "./index.js", "./package.json": "./package.json"}
+    publish(npm_registry, tmp_path, esm, {"index.js": "export * from 'react';\n"})
+    deps = {"acme-hooks": "1.0.0", "acme-esm-hooks": "1.0.0"}
+    write_tgz(tmp_path / "tgz", "app.tgz", package_tgz(manifest(name="acme-app", dependencies=deps)))
+    run = run_image(spec_text({"source": "tgz/app.tgz", "class": "host-dependency"}))
+    assert run.code == 0, run.err  # not an error, though a host-dependency brings them in
+    assert {s["name"]: s["load"] for s in run.report["scripts"]} == {
+        "acme-esm-hooks": {"status": "needs-host", "detail": "react"},
+        "acme-hooks": {"status": "needs-host", "detail": "react/jsx-runtime"},
+    }
+    assert not [c for c in run.report["conflicts"] if c["kind"] == "load"]
+
+
 def test_bundled_dependencies_come_inside_their_parent(
     tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
 ) -> None:
