@@ -34,6 +34,9 @@ def test_verdicts_read_as_the_report_says_them() -> None:
     assert Load("fails", "boom").sentence == "will fail at run time: boom"
     assert Load("fails", "boom").to_json() == {"status": "fails", "detail": "boom"}
     assert Load("no-entry").to_json() == {"status": "no-entry", "detail": None}
+    assert Load("needs-host", "react").sentence == (
+        "cannot be loaded here: it needs react, which the host provides (nothing to check)"
+    )
 
 
 def test_the_host_profile_may_name_its_node_version() -> None:
