@@ -14,8 +14,11 @@ nothing of the build's but ``PATH`` (no proxy settings, no registry tokens, no `
 no network: before the package loads, Node's sockets, datagrams and name lookups are replaced by ones
 that fail at once (a guard in JavaScript, the layer every package's own networking goes through; a
 network namespace would need privileges a build container often lacks). A package that needs the
-network or a secret to load fails here as it would fail on a host without them. The child exits once
-it has given its verdict, so a package that starts a timer or a server on load does not hold it open.
+network or a secret to load fails here as it would fail on a host without them. Where the node has
+its permission model (``sandbox``), the package may read files and load its addon, but not write a
+file or start a process: loading runs untrusted code on the build machine, which install scripts
+never did. The child exits once it has given its verdict, so a package that starts a timer or a
+server on load does not hold it open.
 """
 
 from __future__ import annotations
@@ -169,12 +172,31 @@ def load_all(
         return {}
     node = which("node", "install Node.js 20 or later; the image build loads native modules with node")
     with tempfile.TemporaryDirectory(prefix="neuralis-load-") as home, ThreadPoolExecutor(max(1, jobs)) as pool:
-        verdicts = pool.map(lambda p: _load(node, closure, written[p], root, p, Path(home), sorted(provided)), paths)
+        command = [node, *sandbox(node, Path(home)), "-e", _SCRIPT]
+        verdicts = pool.map(lambda p: _load(command, closure, written[p], root, p, Path(home), sorted(provided)), paths)
         return dict(zip(paths, verdicts, strict=True))
 
 
+def _env(home: Path) -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8"}
+
+
+def sandbox(node: str, home: Path) -> list[str]:
+    """Node's permission model, where this node has it (``--permission``, or ``--experimental-permission`` from
+    Node 20.16): the package may read files and load its addon, and may not write a file, start a process or
+    a worker. An older node has none: the package then runs with the build's own rights (and no network)."""
+    for flag in ("--permission", "--experimental-permission"):
+        flags = [flag, "--allow-fs-read=*", "--allow-addons"]
+        try:
+            if run([node, *flags, "-e", "0"], timeout=LOAD_TIMEOUT, env=_env(home)).returncode == 0:
+                return flags
+        except SubprocessError:
+            continue
+    return []
+
+
 def _load(
-    node: str, closure: Closure, written: Written, root: Path, path: str, home: Path, provided: list[str]
+    command: list[str], closure: Closure, written: Written, root: Path, path: str, home: Path, provided: list[str]
 ) -> Load:
     folder = root.joinpath(*path.split("/"))
     name = closure.placed[path].node.name  # the folder name require() goes by (an alias's own)
@@ -184,9 +206,8 @@ def _load(
     deps = set(written.npm.dependencies) | set(written.npm.optional_dependencies)
     loader = next((d for d in LOADERS if d in deps), "") if has_gyp else "none"
     payload = json.dumps([name, os.path.realpath(folder), target if has_gyp else None, loader, provided])
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8"}
     try:
-        done = run([node, "-e", _SCRIPT, payload], cwd=parent, timeout=LOAD_TIMEOUT, env=env)
+        done = run([*command, payload], cwd=parent, timeout=LOAD_TIMEOUT, env=_env(home))
     except SubprocessError:
         return Load("fails", f"it did not finish loading within {LOAD_TIMEOUT:.0f} s")
     try:

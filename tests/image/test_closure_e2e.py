@@ -391,7 +391,7 @@ def test_install_scripts_never_run_and_are_reported(
     assert not marker.exists()  # loading a package runs its code, never its install script
 
 
-def test_packages_load_with_no_network_and_a_timer_does_not_hold_the_check(
+def test_packages_load_with_no_network_and_no_writes_and_a_timer_does_not_hold_the_check(
     tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
 ) -> None:
     post = {"postinstall": "node fetch-binary.js"}
@@ -401,7 +401,10 @@ def test_packages_load_with_no_network_and_a_timer_does_not_hold_the_check(
     publish(npm_registry, tmp_path, lib("acme-lookup", "1.0.0", scripts=post), {"index.js": lookup})
     timer = "setInterval(() => {}, 1000);\nmodule.exports = 1;\n"  # a package that keeps the event loop alive
     publish(npm_registry, tmp_path, lib("acme-timer", "1.0.0", scripts=post), {"index.js": timer})
-    deps = {"acme-phone": "1.0.0", "acme-lookup": "1.0.0", "acme-timer": "1.0.0"}
+    marker = tmp_path / "written-on-load"
+    writes = f"require('fs').writeFileSync({json.dumps(str(marker))}, 'x');\n"  # node's permission model says no
+    publish(npm_registry, tmp_path, lib("acme-writer", "1.0.0", scripts=post), {"index.js": writes})
+    deps = {"acme-phone": "1.0.0", "acme-lookup": "1.0.0", "acme-timer": "1.0.0", "acme-writer": "1.0.0"}
     write_tgz(tmp_path / "tgz", "app.tgz", package_tgz(manifest(name="acme-app", dependencies=deps)))
     run = run_image(spec_text({"source": "tgz/app.tgz", "class": "installed", "trust": "trusted"}))
     assert run.code == 0, run.err  # an installed package's dependency that cannot load: a warning
@@ -417,9 +420,12 @@ def test_packages_load_with_no_network_and_a_timer_does_not_hold_the_check(
             "detail": "ENETUNREACH: it reached for the network while loading (127.0.0.1:9), and the check allows none",
         },
         "acme-timer": {"status": "works", "detail": None},
+        "acme-writer": {"status": "fails", "detail": loads["acme-writer"]["detail"]},
     }
+    assert loads["acme-writer"]["detail"].startswith("ERR_ACCESS_DENIED: Access to this API has been restricted")
+    assert not marker.exists()
     warned = {c["name"]: c["severity"] for c in run.report["conflicts"] if c["kind"] == "load"}
-    assert warned == {"acme-lookup": "warning", "acme-phone": "warning"}
+    assert warned == {"acme-lookup": "warning", "acme-phone": "warning", "acme-writer": "warning"}
 
 
 def test_a_package_that_needs_what_the_host_provides_is_not_said_to_fail(
