@@ -247,7 +247,7 @@ def print_annotations(result: ImageResult) -> None:
         print(annotation(c.severity, c.message, title=f"neuralis-build image: {c.kind}"))
     for entry in result.scripts:
         load = result.loads.get(entry["path"])
-        if load is not None and load.status == "fails":
+        if load is not None and load.status in ("fails", "denied"):
             continue  # its load conflict above says it, at its severity
         scripts = "; ".join(f"{k}: {v}" for k, v in entry["scripts"].items())
         body = f"install script not run: {entry['name']}@{entry['version']} ({entry['path']}) {scripts}"

@@ -110,6 +110,8 @@ def _load(load: dict[str, Any] | None) -> str:
         return "works without its script"
     if status == "fails":
         return f"will fail at run time: {load.get('detail')}"
+    if status == "denied":
+        return f"could not be checked: {load.get('detail')}"
     if status == "needs-host":
         return f"cannot be loaded here: it needs {load.get('detail')}, which the host provides"
     return "has no entry point to load"

@@ -47,8 +47,8 @@ LOAD_TIMEOUT = 60.0
 
 LOADERS = ("node-gyp-build", "@mapbox/node-pre-gyp", "bindings")
 
-LoadStatus = Literal["works", "fails", "no-entry", "needs-host"]
-STATUSES = ("works", "fails", "no-entry", "needs-host")
+LoadStatus = Literal["works", "fails", "no-entry", "needs-host", "denied"]
+STATUSES = ("works", "fails", "no-entry", "needs-host", "denied")
 
 _SCRIPT = r"""
 const path = require("path");
@@ -58,6 +58,7 @@ const [name, dir, target, loader, provided] = JSON.parse(process.argv[1]);
 function offline(what) {
   const e = new Error(`it reached for the network while loading (${what}), and the check allows none`);
   e.code = "ENETUNREACH";
+  e.denied = true;
   throw e;
 }
 const where = (a) => {
@@ -106,6 +107,12 @@ const say = (verdict) => process.stdout.write(JSON.stringify(verdict), () => pro
     const parts = missing ? missing[1].split("/") : [];
     const owner = parts[0] && parts[0].startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
     if (missing && provided.includes(owner)) return say({ status: "needs-host", detail: missing[1] });
+    // what the check forbids (the network, a write, a process) says nothing of the host, which allows it
+    if (e && e.denied) return say({ status: "denied", detail: e.message });
+    if (e && e.code === "ERR_ACCESS_DENIED") {
+      const what = e.permission === "FileSystemWrite" ? `wrote to ${e.resource}` : `used ${e.permission}`;
+      return say({ status: "denied", detail: `it ${what} while loading, and the check allows no ${e.permission}` });
+    }
     // the first line, and the next when the first only announces it ("Could not locate the bindings file. Tried:")
     const lines = String((e && e.message) || e).split("\n").map((l) => l.trim()).filter(Boolean);
     const message = lines.length > 1 && lines[0].endsWith(":") ? `${lines[0]} ${lines[1]}` : lines[0] || "";
@@ -132,6 +139,8 @@ class Load:
             return "works without its script"
         if self.status == "no-entry":
             return "has no entry point to load (nothing to check)"
+        if self.status == "denied":
+            return f"could not be checked: {self.detail}"
         if self.status == "needs-host":
             return f"cannot be loaded here: it needs {self.detail}, which the host provides (nothing to check)"
         return f"will fail at run time: {self.detail}"
@@ -237,13 +246,20 @@ BUILTIN = ("shipped", "host-dependency")
 
 
 def load_conflicts(closure: Closure, written: Mapping[str, Written], loads: Mapping[str, Load]) -> list[Conflict]:
-    """A conflict for each package that fails to load: an error when a builtin-class package brings it in."""
+    """A conflict for each package that fails to load: an error when a builtin-class package brings it in. One
+    that did what the check forbids (the network, a write) could not be judged: a warning, whoever needs it."""
     out = []
     for path, load in sorted(loads.items()):
-        if load.status != "fails":
-            continue
         placed = closure.placed[path]
         name, version = placed.node.package_name, placed.node.version
+        if load.status == "denied":
+            message = (
+                f"{name}@{version} ({path}, via {' → '.join(placed.chain)}) {load.sentence}: load it on a host "
+                "like yours to know whether it works without its install script"
+            )
+            out.append(Conflict("load", name, "warning", message, path))
+        if load.status != "fails":
+            continue
         scripts = "; ".join(f"{k}: {v}" for k, v in sorted(written[path].scripts.items()))
         builtin = placed.install_class in BUILTIN
         out.append(
