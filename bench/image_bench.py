@@ -1,17 +1,26 @@
-"""`neuralis-build image` against `npm install` of the same closure, alternating, cold caches, and a rerun.
+"""`neuralis-build image` against npm on the same packages: time and disk, cold caches, and `--frozen` against `npm ci`.
 
-Makes N package tarballs (50 by default; each a Neuralis package with a few files, a tool and a
-credential, so every one is validated, and each depending on 3 of 10 small, popular npm packages
-from the registry npm is configured for), then in each round, alternating which goes first:
-  - builds a fresh image of them with the real `neuralis-build image` command (npm resolves the
-    closure with --package-lock-only; the image build fetches, checks and writes the packages);
-  - runs `npm install` of the same tarballs (`file:` dependencies) into an empty project, with the
-    same layout and the same switches (--install-strategy=shallow --ignore-scripts --omit=peer);
-each with a fresh, empty npm cache (npm_config_cache), so both fetch every packument and tarball.
-Finally it reruns the image build on the unchanged SPEC. Prints the median of each and the ratio
-image / npm (the aim is at most 1.0). Not a test: it never fails on a timing.
+Two sets, each measured the same way:
+  - ``real``: 28 real registry packages (express, axios, pg, mongodb, @aws-sdk/client-s3, sharp, bcrypt,
+    puppeteer-core, @nestjs/core, socket.io, knex, winston, …) listed as ``npm:`` sources, fetched from
+    the registry npm is configured for; npm installs the same 28 names at the same versions;
+  - ``synthetic``: N package tarballs (1,500 by default), each a Neuralis package with a few files, a
+    tool and a credential (so every one is validated), each depending on 3 packages drawn from a pool of
+    43 popular npm packages; npm installs the same tarballs as ``file:`` dependencies.
+In each round, alternating which goes first, with a fresh, empty npm cache (``npm_config_cache``) and
+a fresh image folder, so both fetch every packument and tarball:
+  - ``image``: builds a fresh image with the real ``neuralis-build image`` command;
+  - ``npm install``: the same packages into an empty project (npm's default layout, ``--ignore-scripts``
+    as the image never runs them);
+  - ``--frozen``: the image again from its own locks, its ``node_modules`` and caches removed;
+  - ``npm ci``: of the very lock the image wrote (its ``package.json``, ``package-lock.json`` and the
+    listed tarballs it names), into an empty project.
+Disk is the space the installed ``node_modules`` takes, each hard-linked file counted once (as ``du``
+does); the caches are printed beside it (the image's ``.neuralis-cache``, npm's cache folder).
+Prints the medians and the ratios image / npm; the aims are at most 1.0 for the times and at most
+1.5 for the disk. Not a test: it never fails on a timing.
 
-    .venv/bin/python bench/image_bench.py [--count 50] [--rounds 3] [--jobs 2]
+    .venv/bin/python bench/image_bench.py [--set real|synthetic|all] [--count 1500] [--rounds 1] [--jobs 2]
 """
 
 from __future__ import annotations
@@ -29,10 +38,44 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 CLI = Path(sys.executable).parent / "neuralis-build"
-DEPENDENCIES = {
+# The real set: popular server-side packages, pinned (a bench compares like with like across changes).
+REAL = {
+    "express": "5.3.0",
+    "axios": "1.21.1",
+    "pg": "8.23.1",
+    "mongodb": "7.9.1",
+    "@aws-sdk/client-s3": "3.1175.0",
+    "sharp": "0.35.5",
+    "bcrypt": "6.0.0",
+    "puppeteer-core": "25.16.0",
+    "@nestjs/core": "12.5.1",
+    "socket.io": "4.8.4",
+    "knex": "3.3.0",
+    "winston": "3.19.0",
+    "lodash": "4.18.1",
+    "dayjs": "1.11.23",
+    "uuid": "14.0.3",
+    "zod": "4.6.7",
+    "jsonwebtoken": "9.0.3",
+    "dotenv": "18.0.10",
+    "ioredis": "6.0.0",
+    "mysql2": "3.24.6",
+    "nodemailer": "10.6.1",
+    "pino": "10.4.0",
+    "fastify": "5.12.8",
+    "ws": "8.23.0",
+    "cheerio": "1.2.0",
+    "yaml": "2.9.1",
+    "commander": "15.1.0",
+    "better-sqlite3": "13.2.0",
+}
+# The synthetic set's pool: 43 popular dependencies, by range (each package takes 3 of them).
+POOL = {
     "ms": "^2.1.0",
     "debug": "^4.3.0",
     "once": "^1.4.0",
@@ -43,8 +86,41 @@ DEPENDENCIES = {
     "lru-cache": "^10.0.0",
     "inherits": "^2.0.4",
     "balanced-match": "^1.0.2",
+    "express": "^4.18.0",
+    "chalk": "^4.1.0",
+    "commander": "^11.0.0",
+    "lodash": "^4.17.0",
+    "uuid": "^9.0.0",
+    "axios": "^1.6.0",
+    "dayjs": "^1.11.0",
+    "yargs": "^17.0.0",
+    "glob": "^10.0.0",
+    "minimatch": "^9.0.0",
+    "rimraf": "^5.0.0",
+    "mkdirp": "^3.0.0",
+    "fs-extra": "^11.0.0",
+    "dotenv": "^16.0.0",
+    "ws": "^8.0.0",
+    "jsonwebtoken": "^9.0.0",
+    "body-parser": "^1.20.0",
+    "cookie": "^0.6.0",
+    "qs": "^6.11.0",
+    "mime": "^3.0.0",
+    "mime-types": "^2.1.0",
+    "async": "^3.2.0",
+    "bluebird": "^3.7.0",
+    "underscore": "^1.13.0",
+    "classnames": "^2.3.0",
+    "tslib": "^2.6.0",
+    "rxjs": "^7.8.0",
+    "date-fns": "^3.0.0",
+    "validator": "^13.0.0",
+    "ajv": "^8.12.0",
+    "js-yaml": "^4.1.0",
+    "node-fetch": "^2.7.0",
+    "cross-spawn": "^7.0.0",
 }
-NPM_FLAGS = ["--install-strategy=shallow", "--ignore-scripts", "--omit=peer", "--no-audit", "--no-fund"]
+NPM_FLAGS = ["--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
 
 
 def tgz(files: dict[str, bytes]) -> bytes:
@@ -57,111 +133,225 @@ def tgz(files: dict[str, bytes]) -> bytes:
     return gzip.compress(buffer.getvalue(), 9, mtime=0)
 
 
-def make_corpus(folder: Path, count: int) -> list[tuple[str, Path]]:
+def synthetic(folder: Path, count: int) -> tuple[str, dict[str, str]]:
+    """N package tarballs in ``folder``: the SPEC's text and npm's dependencies for the same packages."""
     pick = random.Random(1)
-    out = []
+    spec, deps = [], {}
     for i in range(count):
-        name = f"bench-pkg-{i:03d}"
-        deps = {d: DEPENDENCIES[d] for d in sorted(pick.sample(sorted(DEPENDENCIES), 3))}
+        name = f"bench-pkg-{i:04d}"
+        uses = {d: POOL[d] for d in sorted(pick.sample(sorted(POOL), 3))}
         manifest = {
             "name": name,
             "version": "1.0.0",
             "main": "lib/index.js",
             "files": ["lib", "tools"],
-            "dependencies": deps,
+            "dependencies": uses,
             "neuralis": {
                 "name": f"Bench {i}",
                 "description": "A package of the image benchmark.",
                 "credentials": [{"id": f"bench{i}.apiKey", "label": "API key"}],
             },
         }
-        requires = "".join(f"require({json.dumps(d)});\n" for d in deps)
+        requires = "".join(f"require({json.dumps(d)});\n" for d in uses)
         files = {
             "package.json": json.dumps(manifest, indent=2).encode(),
             "README.md": f"# {name}\n".encode(),
             "lib/index.js": requires.encode() + f"module.exports = {i};\n".encode() * 40,
             "lib/util.js": b"exports.util = () => 1;\n" * 80,
             "lib/data.json": json.dumps({"values": list(range(200))}).encode(),
-            f"tools/bench_tool_{i:03d}.json": json.dumps({"description": "a tool"}).encode(),
+            f"tools/bench_tool_{i:04d}.json": json.dumps({"description": "a tool"}).encode(),
         }
         path = folder / f"{name}-1.0.0.tgz"
         path.write_bytes(tgz(files))
-        out.append((name, path))
-    return out
+        spec.append(f'[[packages]]\nsource = "tgz/{path.name}"\nclass = "installed"\n')
+        deps[name] = f"file:{path}"
+    return "\n".join(spec), deps
 
 
-def timed(command: list[str], cwd: Path | None, cache: Path) -> float:
-    if cache.exists():
-        shutil.rmtree(cache)
-    env = dict(os.environ, npm_config_cache=str(cache))
+def real() -> tuple[str, dict[str, str]]:
+    spec = [f'[[packages]]\nsource = "npm:{n}@{v}"\nclass = "installed"\n' for n, v in REAL.items()]
+    return "\n".join(spec), dict(REAL)
+
+
+def run(command: list[str], cwd: Path | None, env: dict[str, str], ok: tuple[int, ...] = (0,)) -> float:
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(command[:3])} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    if done.returncode not in ok:
+        sys.exit(f"{' '.join(command[:4])} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return elapsed
 
 
-def run_image(spec: Path, out: Path, jobs: int, cache: Path) -> float:
-    if out.exists():
-        shutil.rmtree(out)
-    command = [str(CLI), "image", str(spec), "--out", str(out), "--jobs", str(jobs), "--format", "json"]
-    return timed(command, None, cache)
+def fresh(*folders: Path) -> None:
+    for folder in folders:
+        if folder.exists():
+            shutil.rmtree(folder)
 
 
-def run_npm(project: Path, corpus: list[tuple[str, Path]], cache: Path) -> float:
-    if project.exists():
-        shutil.rmtree(project)
-    project.mkdir()
-    deps = {name: f"file:{path}" for name, path in corpus}
-    (project / "package.json").write_text(json.dumps({"name": "bench", "private": True, "dependencies": deps}))
-    return timed(["npm", "install", *NPM_FLAGS, "--loglevel=error"], project, cache)
+def disk(root: Path) -> int:
+    """Bytes allocated under ``root``, each inode once (hard links are not counted twice, as du does)."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            st = os.lstat(os.path.join(folder, name))
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_blocks * 512
+    return total
 
 
-def count_packages(modules: Path) -> int:
-    return sum(1 for _ in modules.rglob("package.json") if _.parent.parent.name in ("node_modules",))
+def folders(modules: Path) -> int:
+    """Installed package folders: each package.json directly in a node_modules/<name> or node_modules/@s/<name>."""
+    count = 0
+    for manifest in modules.rglob("package.json"):
+        parent = manifest.parent
+        if parent.parent.name == "node_modules" or (
+            parent.parent.name.startswith("@") and parent.parent.parent.name == "node_modules"
+        ):
+            count += 1
+    return count
+
+
+@dataclass
+class Results:
+    times: dict[str, list[float]] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    refused: int = 0
+
+    def add(self, key: str, seconds: float) -> None:
+        self.times.setdefault(key, []).append(seconds)
+        print(f"  ({key}: {seconds:.2f} s)", file=sys.stderr, flush=True)
+
+    def median(self, key: str) -> float:
+        return statistics.median(self.times[key])
+
+
+def measure(name: str, spec_text: str, deps: dict[str, str], root: Path, rounds: int, jobs: int) -> Results:
+    spec = root / f"{name}.toml"
+    spec.write_text(spec_text)
+    image, project, ci = root / f"{name}-image", root / f"{name}-npm", root / f"{name}-ci"
+    cache = root / "npm-cache"
+    env = dict(os.environ, npm_config_cache=str(cache))
+    build = [str(CLI), "image", str(spec), "--out", str(image), "--jobs", str(jobs), "--format", "json"]
+    results = Results()
+
+    def image_cold() -> None:
+        fresh(image, cache)
+        results.add("image", run(build, None, env, ok=(0, 1)))  # 1: some package refused, the image is built
+        results.sizes["image"] = disk(image / "node_modules")
+        results.sizes["image cache"] = disk(image / ".neuralis-cache")
+        results.counts["image"] = folders(image / "node_modules")
+
+    def npm_install() -> None:
+        fresh(project, cache)
+        project.mkdir()
+        manifest = {"name": "bench", "version": "1.0.0", "private": True, "dependencies": deps}
+        (project / "package.json").write_text(json.dumps(manifest, indent=2))
+        results.add("npm install", run(["npm", "install", *NPM_FLAGS], project, env))
+        results.sizes["npm install"] = disk(project / "node_modules")
+        results.sizes["npm cache"] = disk(cache)
+        results.counts["npm install"] = folders(project / "node_modules")
+
+    for round_ in range(rounds):
+        steps: list[Callable[[], None]] = [image_cold, npm_install]
+        for step in steps if round_ % 2 == 0 else reversed(steps):
+            step()
+    report = json.loads((image / "neuralis-image.json").read_text())
+    results.refused = sum(1 for p in report["packages"] if p["status"] == "refused")
+    # --frozen and npm ci, both from the lock the image wrote, both cold; --frozen wants every source pinned
+    import tomllib
+
+    locked = tomllib.loads((image / "neuralis-image.lock").read_text())["package"]
+    pins = {p["source"]: p["integrity"] for p in locked if "integrity" in p}
+    pinned = root / f"{name}-pinned.toml"
+    pinned.write_text(
+        "\n".join(
+            f'[[packages]]\nsource = "{p["source"]}"\nclass = "installed"\nintegrity = "{pins[p["source"]]}"\n'
+            for p in locked
+        )
+    )
+    frozen_out = root / f"{name}-frozen"
+
+    def frozen() -> None:
+        fresh(frozen_out, cache)
+        frozen_out.mkdir()
+        for entry in ("package.json", "package-lock.json", "neuralis-image.lock"):
+            shutil.copyfile(image / entry, frozen_out / entry)
+        shutil.copytree(image / ".neuralis-tarballs", frozen_out / ".neuralis-tarballs")
+        command = [str(CLI), "image", str(pinned), "--out", str(frozen_out), *build[5:], "--frozen"]
+        results.add("--frozen", run(command, None, env, ok=(0, 1)))
+
+    def npm_ci() -> None:
+        fresh(ci, cache)
+        ci.mkdir()
+        for entry in ("package.json", "package-lock.json"):
+            shutil.copyfile(image / entry, ci / entry)
+        shutil.copytree(image / ".neuralis-tarballs", ci / ".neuralis-tarballs")
+        results.add("npm ci", run(["npm", "ci", *NPM_FLAGS], ci, env))
+        results.sizes["npm ci"] = disk(ci / "node_modules")
+        results.counts["npm ci"] = folders(ci / "node_modules")
+
+    for round_ in range(rounds):
+        steps = [frozen, npm_ci]
+        for step in steps if round_ % 2 == 0 else reversed(steps):
+            step()
+    # an unchanged rerun keeps the tree
+    start = time.perf_counter()
+    run(build, None, env, ok=(0, 1))
+    results.add("rerun", time.perf_counter() - start)
+    fresh(image, project, ci, frozen_out, cache)
+    return results
+
+
+def show(name: str, packages: int, r: Results) -> None:
+    mb = 1024 * 1024
+
+    def times(key: str) -> str:
+        return f"{r.median(key):7.2f} s (median of {', '.join(f'{t:.2f}' for t in r.times[key])})"
+
+    print(f"== {name}: {packages} listed packages ({r.refused} refused by the image)")
+    print(
+        f"  installed folders:   image {r.counts['image']}, npm install {r.counts['npm install']}, "
+        f"npm ci {r.counts['npm ci']}"
+    )
+    print(f"  image:               {times('image')}")
+    print(f"  npm install:         {times('npm install')}")
+    print(f"  ratio image/npm:     {r.median('image') / r.median('npm install'):.2f} (aim: at most 1.0)")
+    print(f"  image --frozen:      {times('--frozen')}")
+    print(f"  npm ci (same lock):  {times('npm ci')}")
+    print(f"  ratio frozen/ci:     {r.median('--frozen') / r.median('npm ci'):.2f} (aim: at most 1.0)")
+    print(f"  unchanged rerun:     {times('rerun')}")
+    image_mb, npm_mb = r.sizes["image"] / mb, r.sizes["npm install"] / mb
+    print(
+        f"  disk node_modules:   image {image_mb:.1f} MB, npm install {npm_mb:.1f} MB, "
+        f"npm ci {r.sizes['npm ci'] / mb:.1f} MB"
+    )
+    print(f"  ratio disk image/npm: {image_mb / npm_mb:.2f} (aim: at most 1.5)")
+    print(f"  caches:              image {r.sizes['image cache'] / mb:.1f} MB, npm {r.sizes['npm cache'] / mb:.1f} MB")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=50)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--set", choices=("real", "synthetic", "all"), default="all")
+    parser.add_argument("--count", type=int, default=1500, help="packages of the synthetic set")
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
+    print(
+        f"neuralis-build image against npm {subprocess.check_output(['npm', '--version'], text=True).strip()}, "
+        f"{args.rounds} alternating round(s), --jobs {args.jobs}, cold caches"
+    )
     with tempfile.TemporaryDirectory(prefix="image-bench-") as scratch:
         root = Path(scratch)
-        (root / "tgz").mkdir()
-        corpus = make_corpus(root / "tgz", args.count)
-        spec = root / "image.toml"
-        spec.write_text("".join(f'[[packages]]\nsource = "tgz/{p.name}"\n\n' for _, p in corpus))
-        image_times: list[float] = []
-        npm_times: list[float] = []
-        for round_ in range(args.rounds):
-            steps = [
-                lambda: image_times.append(run_image(spec, root / "image", args.jobs, root / "cache-image")),
-                lambda: npm_times.append(run_npm(root / "project", corpus, root / "cache-npm")),
-            ]
-            for step in steps if round_ % 2 == 0 else reversed(steps):
-                step()
-        installed = len(json.loads((root / "image/neuralis-image.json").read_text())["closure"])
-        npm_installed = count_packages(root / "project/node_modules")
-        reruns = []
-        for _ in range(args.rounds):
-            start = time.perf_counter()
-            subprocess.run(
-                [str(CLI), "image", str(spec), "--out", str(root / "image"), "--jobs", str(args.jobs)],
-                capture_output=True,
-                check=True,
-            )
-            reruns.append(time.perf_counter() - start)
-    image_median, npm_median = statistics.median(image_times), statistics.median(npm_times)
-    print(f"packages:              {args.count} tarballs, {args.rounds} alternating rounds, --jobs {args.jobs}")
-    print(f"installed:             image {installed} package folders, npm {npm_installed}")
-    print(f"neuralis-build image:  {image_median:.2f} s (median of {', '.join(f'{t:.2f}' for t in image_times)})")
-    print(f"npm install:           {npm_median:.2f} s (median of {', '.join(f'{t:.2f}' for t in npm_times)})")
-    print(f"ratio image / npm:     {image_median / npm_median:.3f} (aim: at most 1.0)")
-    rerun_list = ", ".join(f"{t:.2f}" for t in reruns)
-    print(f"unchanged rerun:       {statistics.median(reruns):.2f} s (median of {rerun_list})")
+        if args.set in ("real", "all"):
+            text, deps = real()
+            show("real", len(REAL), measure("real", text, deps, root, args.rounds, args.jobs))
+        if args.set in ("synthetic", "all"):
+            (root / "tgz").mkdir()
+            text, deps = synthetic(root / "tgz", args.count)
+            show("synthetic", args.count, measure("synthetic", text, deps, root, args.rounds, args.jobs))
 
 
 if __name__ == "__main__":

@@ -157,6 +157,7 @@ def _sweep(out: Path) -> None:
         (cache, _FETCHING),
         (cache / "npm", _FETCHING),
         (cache / "registry", _FETCHING),
+        (cache / "store", _FETCHING),  # an entry being written carries its pid: atomic.sweep removes it
     ):
         atomic.sweep(folder)
         try:
@@ -261,6 +262,8 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
                 cache.put(w.listed.key, record)
         cache.save()  # verdicts only: true of the packages' bytes whether or not the swap below succeeds
         commit(staging, out, [n for n in ENTRIES if kept is None or n != install.NODE_MODULES], run.done)
+        if kept is None:
+            tree.store.prune(tree.in_store())  # the image holds its own links: the entries it does not use go
         return result
     finally:
         atomic.remove(staging)

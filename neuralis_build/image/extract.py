@@ -252,8 +252,17 @@ def read_tarball(data: bytes, limits: Limits | None = None, *, any_root: bool = 
     return list(entries.values())
 
 
-def write_entries(entries: list[Entry], root: Path) -> None:
-    """Write checked entries under the fresh folder ``root``, refusing to follow anything out of it."""
+def write_entries(
+    entries: list[Entry],
+    root: Path,
+    *,
+    executables: frozenset[str] = frozenset(),
+    modes: tuple[int, int] = (0o644, 0o755),
+) -> None:
+    """Write checked entries under the fresh folder ``root``, refusing to follow anything out of it.
+
+    A file gets ``modes[1]`` when its entry is executable or its path is in ``executables``, else ``modes[0]``.
+    """
     real_root = os.path.realpath(root)
     made: set[str] = set()
     for entry in entries:
@@ -266,10 +275,11 @@ def write_entries(entries: list[Entry], root: Path) -> None:
                 raise ArchiveRefused(NB1803, f"{entry.path} would be written outside the package folder", "")
             made.add(parent)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_BINARY", 0)
-        fd = os.open(target, flags, 0o755 if entry.executable else 0o644)
+        mode = modes[1] if entry.executable or entry.path in executables else modes[0]
+        fd = os.open(target, flags, mode)
         try:
             _write_all(fd, entry.data)
-            os.fchmod(fd, stat.S_IMODE(0o755 if entry.executable else 0o644))
+            os.fchmod(fd, stat.S_IMODE(mode))
         finally:
             os.close(fd)
 

@@ -1,31 +1,32 @@
 """Write the closure's registry packages into the staged ``node_modules``, each where npm's lock places it.
 
-Each tarball is read by the same hostile-input reader as a listed package (only its first folder
-may have any name, as npm strips it) before a byte is written, once per integrity however many
-places it goes to; bin targets are made executable as npm makes them. The listed packages are
-already staged (with their ``files`` applied) and a bundled package comes inside its parent's
-tarball, so neither is written here. Install scripts never run: the ones a package declares, and
+Each tarball was read by the same hostile-input reader as a listed package (only its first folder
+may have any name, as npm strips it) and extracted into the store once, however many places it goes
+to (unpack.py); each place gets a copy made of hard links to that entry (store.py). The listed
+packages are already staged (with their ``files`` applied) and a bundled package comes inside its
+parent's tarball, so neither is written here. Install scripts never run: the ones a package declares, and
 the ``node-gyp rebuild`` a ``binding.gyp`` implies, are collected for the report.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from neuralis_build.image.extract import NB1808, ArchiveRefused, Entry, Limits, read_tarball, write_entries
+from neuralis_build.image.extract import NB1808, ArchiveRefused
 from neuralis_build.image.graph import Closure
 from neuralis_build.image.npmlock import LockNode
-from neuralis_build.image.registrytarballs import TarballStore
+from neuralis_build.image.store import link
 from neuralis_build.model.block import Block, block_of
 from neuralis_build.npm.fields import NpmFields, npm_fields
-from neuralis_build.npm.packagejson import read_package_json
-from neuralis_build.pack.fields import normalize_bin
+from neuralis_build.npm.packagejson import PackageJson, read_package_json
+
+if TYPE_CHECKING:
+    from neuralis_build.image.unpack import Unpacked
 
 INSTALL_SCRIPTS = ("preinstall", "install", "postinstall")
 IMPLICIT_GYP = "node-gyp rebuild"
@@ -67,13 +68,20 @@ def install_scripts(npm: NpmFields, has_gyp: bool) -> dict[str, str]:
 def read_manifest(folder: Path) -> dict[str, Any]:
     """An installed package's package.json as Node reads it; {} for a folder without one (a bundled leftover).
 
-    ArchiveRefused (NB1808) when it cannot be read or is not JSON that Node reads to the same values (a syntax
-    error, ``NaN``, nesting deeper than the toolchain reads): npm installs such a package from its registry
-    metadata, but Node cannot load it, and Python's own parser would recurse past its limit on a deep one.
+    ArchiveRefused (NB1808) when it cannot be read or is not JSON that Node reads to the same values (see
+    ``manifest_of``).
     """
     read = read_package_json(folder)
-    if read.missing:
-        return {}
+    return {} if read.missing else manifest_of(read)
+
+
+def manifest_of(read: PackageJson) -> dict[str, Any]:
+    """The object of one read of a dependency's package.json; ArchiveRefused (NB1808) when Node cannot read it.
+
+    A syntax error, ``NaN`` or nesting deeper than the toolchain reads: npm installs such a package from
+    its registry metadata, but Node cannot load it, and Python's own parser would recurse past its limit
+    on a deep one.
+    """
     if read.error is not None:
         raise ArchiveRefused(
             NB1808,
@@ -91,56 +99,35 @@ def facts_of_folder(folder: Path) -> Written:
 def materialize(
     closure: Closure,
     staging: Path,
-    store: TarballStore,
-    limits: Limits,
+    unpacked: Mapping[str, Unpacked | ArchiveRefused],
     jobs: int,
-    already: Collection[str] = (),
+    already: Collection[str],
 ) -> Materialized:
-    """Write every placed registry node under ``staging`` (depth by depth, in parallel within one depth)."""
+    """Install every placed registry node under ``staging`` as hard links to its store entry, depth by depth.
+
+    A parent goes in before the folders nested in it: its tarball may ship a ``node_modules/<x>`` that a
+    nested node then replaces.
+    """
     out = Materialized()
     nodes = [p.node for path, p in sorted(closure.placed.items()) if path not in already]
-    read: dict[str, list[Entry] | ArchiveRefused] = {}
-
-    def entries_of(node: LockNode) -> list[Entry] | ArchiveRefused:
-        assert node.integrity is not None
-        data = store.get(node.integrity)
-        if data is None:
-            raise FileNotFoundError(f"{node.path}: tarball missing from the store")
-        try:
-            return read_tarball(data, limits, any_root=True)
-        except ArchiveRefused as exc:
-            return exc
-
     fetched = [n for n in nodes if not n.in_bundle]
-    unique = {n.integrity: n for n in fetched if n.integrity}
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for integrity, result in zip(unique, pool.map(entries_of, unique.values()), strict=True):
-            read[integrity] = result
-    for depth in sorted({n.depth for n in nodes}):
+    for depth in sorted({n.depth for n in fetched}):
         level = [n for n in fetched if n.depth == depth]
 
-        def write(node: LockNode) -> None:
-            got = read[node.integrity or ""]
+        def place(node: LockNode) -> None:
+            got = unpacked[node.integrity or ""]
             if isinstance(got, ArchiveRefused):
                 out.refused[node.path] = got
                 return
             target = staging.joinpath(*node.path.split("/"))
             if target.exists():
-                shutil.rmtree(target)  # a non-bundled node_modules/<x> its parent's tarball shipped
-            target.mkdir(parents=True)
-            write_entries(got, target)
-            try:
-                manifest = read_manifest(target)
-            except ArchiveRefused as exc:
-                out.refused[node.path] = exc
-                return
-            _make_bins_executable(target, manifest, {e.path for e in got})
-            has_gyp = any(e.path == "binding.gyp" for e in got)
-            out.written[node.path] = written_of(manifest, has_gyp)
+                shutil.rmtree(target)  # a non-bundled node_modules/<x> its parent's tarball shipped (links only)
+            link(got.entry, target)
+            out.written[node.path] = got.written
 
-        # writing many small files waits on the file system, not the CPU: more threads than cores pay off
+        # linking many small files waits on the file system, not the CPU: more threads than cores pay off
         with ThreadPoolExecutor(max_workers=max(4, 4 * jobs)) as pool:
-            list(pool.map(write, level))
+            list(pool.map(place, level))
     for node in nodes:
         if node.in_bundle and node.path not in out.written:
             try:
@@ -148,12 +135,3 @@ def materialize(
             except ArchiveRefused as exc:
                 out.refused[node.path] = exc  # its parent's tarball shipped it so: the parent needs it
     return out
-
-
-def _make_bins_executable(folder: Path, manifest: dict[str, Any], files: set[str]) -> None:
-    """npm (pacote) installs every ``bin`` target executable, whatever mode the tarball gave it."""
-    for target in normalize_bin(manifest).values():
-        rel = target.removeprefix("./")
-        if rel in files:
-            path = folder.joinpath(*rel.split("/"))
-            os.chmod(path, 0o755)

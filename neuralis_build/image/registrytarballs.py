@@ -15,10 +15,10 @@ import binascii
 import hashlib
 import json
 import tempfile
-from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from neuralis_build import __version__, atomic
 from neuralis_build.errors import UsageError
@@ -82,23 +82,18 @@ class TarballStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         atomic.write_bytes(target, data)
 
-    def fetch_all(self, wanted: Iterable[Wanted], jobs: int, npm: Runner = run_npm) -> None:
-        """Make every wanted tarball present: from the store, else fetched (directly, then through npm)."""
-        todo = {w.integrity: w for w in wanted if self.get(w.integrity) is None}
-        if not todo:
-            return
-        with ThreadPoolExecutor(max_workers=max(4, min(16, jobs * 4))) as pool:
-            fetched = list(pool.map(_direct, todo.values()))
-        failed = []
-        for w, data in zip(todo.values(), fetched, strict=True):
-            if data is not None and matches(data, w.integrity):
-                self.put(w.integrity, data)
-            else:
-                failed.append(w)
-        if failed:
-            self._through_npm(failed, npm)
+    def fetch(self, wanted: Wanted, downloads: Downloads) -> bytes | None:
+        """The verified tarball: from the store, else straight from its URL (then kept); None when that failed."""
+        data = self.get(wanted.integrity)
+        if data is None:
+            data = downloads.get(wanted)
+            if data is None or not matches(data, wanted.integrity):
+                return None
+            self.put(wanted.integrity, data)
+        return data
 
-    def _through_npm(self, failed: list[Wanted], npm: Runner) -> None:
+    def fetch_through_npm(self, failed: list[Wanted], npm: Runner = run_npm) -> None:
+        """Fetch what ``fetch`` could not with ``npm pack <url>`` (the user's registry settings apply)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=self.folder, prefix=".npm-pack-") as scratch:
             where = Path(scratch)
@@ -121,11 +116,65 @@ class TarballStore:
                 self.put(w.integrity, data)
 
 
-def _direct(w: Wanted) -> bytes | None:
-    """The tarball from its URL with no credentials; None on any failure (npm then fetches it)."""
-    if not w.resolved.startswith(("https://", "http://")):
+class Downloads:
+    """Tarballs fetched straight from their URLs, each worker thread keeping one connection per host alive
+    (a TLS handshake per host, not per file); every connection is closed when the block ends."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._opened: list[Any] = []
+
+    def __enter__(self) -> Downloads:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            for connection in self._opened:
+                connection.close()
+            self._opened.clear()
+
+    def get(self, w: Wanted) -> bytes | None:
+        """The bytes at ``w.resolved`` with no credentials; None on any failure (npm then fetches it)."""
+        if not w.resolved.startswith(("https://", "http://")):
+            return None
+        import http.client  # only when something is fetched: a rebuild from the cache never loads them
+        import urllib.parse
+        import urllib.request
+
+        url = urllib.parse.urlsplit(w.resolved)
+        if urllib.request.getproxies() and not urllib.request.proxy_bypass(url.hostname or ""):
+            return _through_urllib(w)  # a proxy: urllib's handling of it, a connection per file
+        pool: dict[tuple[str, str], Any] = self._local.__dict__.setdefault("pool", {})
+        key = (url.scheme, url.netloc)
+        target = url.path + (f"?{url.query}" if url.query else "")
+        for attempt in (0, 1):  # a kept connection the server closed meanwhile fails once: open a new one
+            connection = pool.get(key)
+            if connection is None:
+                kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+                connection = pool[key] = kind(url.netloc, timeout=FETCH_TIMEOUT)
+                with self._lock:
+                    self._opened.append(connection)
+            try:
+                connection.request("GET", target, headers={"User-Agent": f"neuralis-build/{__version__}"})
+                response = connection.getresponse()
+                data: bytes = response.read()
+            except (http.client.HTTPException, OSError, ValueError):
+                connection.close()
+                del pool[key]
+                if attempt:
+                    return None
+                continue
+            if response.status == 200:
+                return data
+            if response.status in (301, 302, 303, 307, 308):
+                return _through_urllib(w)  # a redirect (a mirror, a CDN): urllib follows it
+            return None
         return None
-    import http.client  # only when something is fetched: a rebuild from the cache never loads them
+
+
+def _through_urllib(w: Wanted) -> bytes | None:
+    import http.client
     import urllib.error
     import urllib.request
 

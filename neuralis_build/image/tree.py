@@ -19,10 +19,13 @@ from neuralis_build.image.dependencies import Found, discover
 from neuralis_build.image.extract import Limits
 from neuralis_build.image.graph import Closure, Root, walk
 from neuralis_build.image.materialize import Written, facts_of_folder, materialize
+from neuralis_build.image.nesting import nest
 from neuralis_build.image.npmcli import Runner
 from neuralis_build.image.npmlock import MODULES, NpmLock
 from neuralis_build.image.registrytarballs import TarballStore, Wanted
 from neuralis_build.image.resolve import Admitted, resolve
+from neuralis_build.image.store import Store
+from neuralis_build.image.unpack import unpack_all
 from neuralis_build.image.work import Work
 from neuralis_build.npm.packagejson import MANIFEST
 
@@ -84,8 +87,10 @@ class Tree:
         self.jobs = jobs
         self.limits = limits
         self.npm = npm
-        self.store = TarballStore(out / ".neuralis-cache" / "registry")
-        self.lock: NpmLock | None = None
+        self.tarballs = TarballStore(out / ".neuralis-cache" / "registry")
+        self.store = Store(out / ".neuralis-cache" / "store")
+        self.lock: NpmLock | None = None  # npm's lock, as npm wrote it
+        self.layout: NpmLock | None = None  # where the image installs what npm resolved (nesting.py)
         self.closure = Closure()
         self.blocked: dict[str, tuple[str, str]] = {}  # path -> (what is refused, why)
         self.written: dict[str, Written] = {}
@@ -99,27 +104,28 @@ class Tree:
         self._drop_refused()
         admitted = [Admitted(w.own.name or "", w.integrity or "", w.tarball, w.tgz, _needs(w)) for w in self.admitted()]
         self.lock = resolve(admitted, self.resolve_dir, self.out, frozen=frozen, npm=self.npm)
+        self.layout = nest(self.lock)
 
     def roots(self) -> list[Root]:
         return [Root(w.own.name or "", w.own.trust, w.spec.install_class, w.spec.index) for w in self.admitted()]
 
     def install(self) -> None:
-        """Walk the lock from the admitted packages, fetch what they reach and write it into the staging tree."""
-        assert self.lock is not None
-        self.closure = walk(self.lock, self.roots(), self.host_names)
+        """Walk the layout from the admitted packages, fetch what they reach and link it into the staging tree."""
+        assert self.layout is not None
+        self.closure = walk(self.layout, self.roots(), self.host_names)
         self.plan = [[path, p.node.integrity or ""] for path, p in sorted(self.closure.placed.items())]
         if self.kept is not None:
             if self.plan != self.kept:
                 raise Diverged("npm's lock places other packages than the kept tree holds")
-            self.written = {path: facts_of_folder(self._at(path)) for path in self.closure.placed}
+            self.written = self._kept_facts()
             return
-        wanted = [
-            Wanted(p.node.resolved or "", p.node.integrity or "", f"{p.node.package_name}@{p.node.version}")
+        wanted = {
+            p.node.integrity: Wanted(p.node.resolved or "", p.node.integrity, f"{p.node.package_name}@{p.node.version}")
             for path, p in sorted(self.closure.placed.items())
-            if path not in self.closure.listed and not p.node.in_bundle
-        ]
-        self.store.fetch_all(wanted, self.jobs, self.npm)
-        done = materialize(self.closure, self.root, self.store, self.limits, self.jobs, self.closure.listed)
+            if path not in self.closure.listed and not p.node.in_bundle and p.node.integrity
+        }
+        unpacked = unpack_all(list(wanted.values()), self.tarballs, self.store, self.limits, self.jobs, self.npm)
+        done = materialize(self.closure, self.root, unpacked, self.jobs, self.closure.listed)
         self.written = dict(done.written)
         for path in self.closure.listed:
             self.written[path] = facts_of_folder(self._at(path))
@@ -129,6 +135,29 @@ class Tree:
                 node = self.closure.placed[path].node
                 bad[path] = (f"{node.package_name}@{node.version}", f"its registry tarball is refused: {exc.message}")
             self.refuse(bad, NB1813.id)
+
+    def _kept_facts(self) -> dict[str, Written]:
+        """The facts of the kept tree: one read per registry tarball (its copies are links to one entry), and
+        one per listed or bundled folder."""
+        by_integrity: dict[str, Written] = {}
+        out = {}
+        for path, p in sorted(self.closure.placed.items()):
+            node = p.node
+            if path in self.closure.listed or node.in_bundle or not node.integrity:
+                out[path] = facts_of_folder(self._at(path))
+            else:
+                if node.integrity not in by_integrity:
+                    by_integrity[node.integrity] = facts_of_folder(self._at(path))
+                out[path] = by_integrity[node.integrity]
+        return out
+
+    def in_store(self) -> set[str]:
+        """The integrities of the registry tarballs the staged tree links to (what the store keeps)."""
+        return {
+            p.node.integrity
+            for path, p in self.closure.placed.items()
+            if path not in self.closure.listed and not p.node.in_bundle and p.node.integrity
+        }
 
     def discover(self) -> None:
         """Judge every installed ``neuralis`` dependency; a refused one takes out the listed packages that need it."""
@@ -148,7 +177,7 @@ class Tree:
 
     def refuse(self, bad: Mapping[str, tuple[str, str]], rule: str) -> None:
         """Block these paths; every listed package whose walk reaches one is refused in turn, until none is."""
-        assert self.lock is not None
+        assert self.layout is not None
         if self.kept is not None:
             raise Diverged("a refusal would take packages out of the kept tree")
         self.blocked.update(bad)
@@ -156,7 +185,7 @@ class Tree:
         while True:
             roots = self.roots()
             blocked = set(self.blocked)
-            self.closure = walk(self.lock, roots, self.host_names, blocked=blocked)
+            self.closure = walk(self.layout, roots, self.host_names, blocked=blocked)
             fresh = [(root, path, chain) for root, path, chain in self.closure.hits if self.by_name[root].alive]
             if not fresh:
                 break

@@ -505,21 +505,25 @@ def test_peers_on_the_host_react_are_left_to_the_host_and_checked(
     )
     run = run_image(spec_text({"source": "tgz/ui18.tgz"}, {"source": "tgz/ui19.tgz"}, {"source": "tgz/ssr.tgz"}))
     assert run.code == 0, run.err
+    # npm puts react at the root (the listed packages' peer) and dedupes acme-ssr's own react onto it; the
+    # image root holds listed packages only, so react is nested under the one package that installs it
     assert [c["path"] for c in run.report["closure"]] == [
         "node_modules/acme-ssr",
         "node_modules/acme-ssr/node_modules/@types/ms",
+        "node_modules/acme-ssr/node_modules/react",
+        "node_modules/acme-ssr/node_modules/react/node_modules/js-tokens",
+        "node_modules/acme-ssr/node_modules/react/node_modules/loose-envify",
         "node_modules/acme-ui18",
         "node_modules/acme-ui19",
-        "node_modules/react",
-        "node_modules/react/node_modules/js-tokens",
-        "node_modules/react/node_modules/loose-envify",
     ]
+    lock = json.loads((run.image / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/react"]["version"] == "18.3.1"
     assert run.report["conflicts"] == [
         {
             "kind": "host-package",
             "name": "react",
             "severity": "warning",
-            "message": "react@18.3.1 is installed at node_modules/react for acme-ssr → react, "
+            "message": "react@18.3.1 is installed at node_modules/acme-ssr/node_modules/react for acme-ssr → react, "
             "although the host provides react: that package depends on its own copy instead of declaring a peer",
         },
         {
@@ -533,7 +537,9 @@ def test_peers_on_the_host_react_are_left_to_the_host_and_checked(
     # @types/ms names its tarball's folder "ms/", not "package/": installed all the same
     assert (run.image / "node_modules/acme-ssr/node_modules/@types/ms/index.d.ts").is_file()
     # loose-envify's bin target is executable, as npm installs it
-    assert (run.image / "node_modules/react/node_modules/loose-envify/cli.js").stat().st_mode & 0o111
+    assert (
+        run.image / "node_modules/acme-ssr/node_modules/react/node_modules/loose-envify/cli.js"
+    ).stat().st_mode & 0o111
     # without a package that depends on react itself, npm's lock holds the peers and the image no react at all
     alone = run_image(spec_text({"source": "tgz/ui18.tgz"}, {"source": "tgz/ui19.tgz"}), out=tmp_path / "alone")
     assert alone.code == 0, alone.err

@@ -107,7 +107,7 @@ def test_a_kept_tree_is_never_changed_by_a_refusal(tmp_path: Path) -> None:
     out, _, works, _ = _image(tmp_path)
     args: Any = ([Work.of(w) for w in works], out, tmp_path / "resolve", out, default_host_profile(), 1, Limits(), None)
     tree = Tree(*args, [["node_modules/acme-a", "sha512-a"]])
-    tree.lock = object()  # type: ignore[assignment]
+    tree.lock = tree.layout = object()  # type: ignore[assignment]
     with pytest.raises(Diverged):
         tree.refuse({"node_modules/acme-a": ("acme-a@1.0.0", "it lost a contest")}, "NB1812")
     assert (out / "node_modules" / "acme-a" / "package.json").is_file()
