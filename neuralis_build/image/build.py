@@ -177,6 +177,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         # 1. the listed packages, each a value through its own stages: fetch and read (hostile-input rules),
         # build and pack folders, stage with the files whitelist, check; then node resolves each
         entries = [Listed(p) for p in run.spec.packages]
+        stages.prefetch(entries, cache, run.jobs)
         entries = run.each(lambda one: stages.acquire(one, cache, host, limits), entries)
         entries = stages.refuse_taken_names(entries)
         published = stages.declared_publications(entries)

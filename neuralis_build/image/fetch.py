@@ -7,6 +7,9 @@ import hashlib
 import json
 import os
 import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from neuralis_build.diagnostics import code
@@ -37,9 +40,61 @@ def read_tarball_file(path: Path) -> bytes:
         raise FetchFailed(f"cannot read {path}: {exc.strerror}") from None
 
 
+def packed(name: str, version: str, cache: Path) -> Path:
+    """Where ``npm pack <name>@<version>`` is kept in the cache."""
+    return cache / f"{tarball_stem(name, version)}.tgz"
+
+
+def npm_pack_many(specs: Sequence[tuple[str, str]], cache: Path, jobs: int) -> None:
+    """Pack every (name, version) the cache lacks with a few npm calls of several packages each.
+
+    One ``npm pack a b c`` packs in turn in one Node process: a Node start per package (about a second)
+    is most of what packing one costs. The calls run side by side. A call that fails packs nothing here:
+    ``npm_pack`` then packs its packages one by one and names the one npm could not fetch.
+    """
+    todo = sorted({(n, v) for n, v in specs if not packed(n, v, cache).is_file()})
+    stems = Counter(tarball_stem(n, v) for n, v in todo)
+    todo = [(n, v) for n, v in todo if stems[tarball_stem(n, v)] == 1]  # @a/b and a-b: npm names both a-b-<v>.tgz
+    if len(todo) < 2:
+        return
+    calls = min(len(todo), max(2, 2 * jobs))
+    groups = [todo[i::calls] for i in range(calls)]
+    cache.mkdir(parents=True, exist_ok=True)
+
+    def pack(group: list[tuple[str, str]]) -> None:
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".fetch-") as scratch:
+            args = [
+                "pack",
+                *(f"{n}@{v}" for n, v in group),
+                "--json",
+                "--ignore-scripts",
+                "--pack-destination",
+                scratch,
+            ]
+            try:
+                done = run_npm(args, Path(scratch), FETCH_TIMEOUT)
+                made = json.loads(done.stdout)
+            except NpmFailed as exc:
+                if exc.code == "ETIMEOUT":
+                    raise  # the registry does not answer: one by one would wait as long again
+                return
+            except ValueError:
+                return
+            for item in made if isinstance(made, list) else []:
+                if not isinstance(item, dict):
+                    continue
+                name, version = str(item.get("name")), str(item.get("version"))
+                made_at = Path(scratch) / Path(str(item.get("filename", ""))).name
+                if (name, version) in group and made_at.is_file():
+                    os.replace(made_at, packed(name, version, cache))
+
+    with ThreadPoolExecutor(max_workers=calls) as pool:
+        list(pool.map(pack, groups))
+
+
 def npm_pack(name: str, version: str, cache: Path) -> Path:
     """``npm pack <name>@<version>`` from the registry npm is configured for, once: versions never change."""
-    target = cache / f"{tarball_stem(name, version)}.tgz"
+    target = packed(name, version, cache)
     if target.is_file():
         return target
     cache.mkdir(parents=True, exist_ok=True)

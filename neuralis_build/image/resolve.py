@@ -20,7 +20,7 @@ from pathlib import Path
 from neuralis_build.errors import UsageError
 from neuralis_build.image.npmcli import OVERRIDES, NpmFailed, Runner, run_npm
 from neuralis_build.image.npmlock import MODULES, NPM_LOCK, NpmLock, parse_npm_lock, read_npm_lock
-from neuralis_build.image.registrytarballs import strongest
+from neuralis_build.image.registrytarballs import matches, strongest
 
 TARBALLS = ".neuralis-tarballs"
 MANIFEST = "package.json"
@@ -48,14 +48,29 @@ class Admitted:
 
     @property
     def filename(self) -> str:
-        best = strongest(self.integrity)
-        assert best is not None
-        stem = self.name.removeprefix("@").replace("/", "-")
-        return f"{stem}-{best[1].hex()[:16]}.tgz"
+        return tarball_name(self.name, self.integrity)
 
     @property
     def spec(self) -> str:
         return f"file:{TARBALLS}/{self.filename}"
+
+
+def tarball_name(name: str, integrity: str) -> str:
+    """The file a listed package's tarball is written to under ``.neuralis-tarballs``: named by its content."""
+    best = strongest(integrity)
+    assert best is not None
+    return f"{name.removeprefix('@').replace('/', '-')}-{best[1].hex()[:16]}.tgz"
+
+
+def held(out: Path, name: str, integrity: str | None) -> Path | None:
+    """The tarball of ``integrity`` the image in ``out`` already holds (its bytes checked), or None."""
+    if integrity is None or strongest(integrity) is None:
+        return None
+    path = out / TARBALLS / tarball_name(name, integrity)
+    try:
+        return path if matches(path.read_bytes(), integrity) else None
+    except OSError:
+        return None
 
 
 def root_manifest(admitted: list[Admitted]) -> str:

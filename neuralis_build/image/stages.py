@@ -18,9 +18,18 @@ from neuralis_build.image import install
 from neuralis_build.image.cache import Cache, tree_hash
 from neuralis_build.image.dependencies import judge_staged
 from neuralis_build.image.extract import ArchiveRefused, Limits, read_tarball
-from neuralis_build.image.fetch import NB1801, NB1802, FetchFailed, integrity_of, npm_pack, read_tarball_file
+from neuralis_build.image.fetch import (
+    NB1801,
+    NB1802,
+    FetchFailed,
+    integrity_of,
+    npm_pack,
+    npm_pack_many,
+    read_tarball_file,
+)
 from neuralis_build.image.listed import Listed, cached_verdict, in_source, key_of, unreadable
 from neuralis_build.image.materialize import read_manifest
+from neuralis_build.image.resolve import held
 from neuralis_build.npm.fields import npm_fields
 from neuralis_build.npm.names import name_problems
 from neuralis_build.npm.packagejson import MANIFEST
@@ -29,6 +38,17 @@ from neuralis_build.package import Package, load_package, parse_manifest
 NB1809 = code("NB1809", "package-name-invalid", "the installed package has no valid npm name or version")
 NB1810 = code("NB1810", "not-resolvable", "node cannot resolve '<name>/package.json' from the image")
 NB1811 = code("NB1811", "name-taken", "another SPEC entry already installs a package of this name or id")
+
+
+def prefetch(entries: list[Listed], cache: Cache, jobs: int) -> None:
+    """Pack the ``npm:`` sources the image does not hold yet, several to an npm call, before ``acquire`` reads them."""
+    out = cache.folder.parent
+    wanted = [
+        (e.spec.npm_name, e.spec.npm_version)
+        for e in entries
+        if e.spec.npm_name and e.spec.npm_version and held(out, e.spec.npm_name, e.spec.integrity) is None
+    ]
+    npm_pack_many(wanted, cache.npm, jobs)
 
 
 def acquire(listed: Listed, cache: Cache, host: HostProfile, limits: Limits) -> Listed:
@@ -44,7 +64,9 @@ def acquire(listed: Listed, cache: Cache, host: HostProfile, limits: Limits) -> 
             return _name_version(replace(listed, package=package))
         if spec.kind == "npm":
             assert spec.npm_name is not None and spec.npm_version is not None
-            listed = replace(listed, tarball=npm_pack(spec.npm_name, spec.npm_version, cache.npm))
+            # a pinned tarball the image already holds (a lock's own, as npm ci reads it) is not fetched again
+            mine = held(cache.folder.parent, spec.npm_name, spec.integrity)
+            listed = replace(listed, tarball=mine or npm_pack(spec.npm_name, spec.npm_version, cache.npm))
         else:
             assert spec.path is not None
             listed = replace(listed, tarball=spec.path)

@@ -81,3 +81,21 @@ def test_a_version_the_registry_does_not_have_is_refused(
     [diagnostic] = run.package("npm:acme-missing@9.9.9")["diagnostics"]
     assert diagnostic["code"] == "NB1801"
     assert diagnostic["message"].startswith("npm pack acme-missing@9.9.9 failed:")
+
+
+def test_npm_sources_are_packed_several_to_a_call_and_a_missing_one_is_refused_alone(
+    tmp_path: Path, local_registry: LocalRegistry, run_image: Callable[..., Run]
+) -> None:
+    names = [f"acme-batch-{i}" for i in range(5)]
+    for name in names:
+        local_registry.publish(build_file_tree(tmp_path / name, {"package.json": {"name": name, "version": "1.0.0"}}))
+    # --jobs 1 packs in two npm calls of three: the call holding the missing version fails whole, and its other
+    # packages are packed one by one
+    sources = [f"npm:{n}@1.0.0" for n in names] + ["npm:acme-missing@9.9.9"]
+    run = run_image(spec_text(*({"source": s} for s in sources)), "--jobs", "1")
+    assert run.code == 1
+    assert [run.package(s)["status"] for s in sources] == ["not-neuralis"] * 5 + ["refused"]
+    [diagnostic] = run.package("npm:acme-missing@9.9.9")["diagnostics"]
+    assert diagnostic["message"].startswith("npm pack acme-missing@9.9.9 failed:")
+    packed = sorted(p.name for p in (run.image / ".neuralis-cache/npm").iterdir())
+    assert packed == [f"{n}-1.0.0.tgz" for n in names]
