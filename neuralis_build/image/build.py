@@ -34,11 +34,11 @@ from neuralis_build.image.npmcli import Runner, run_npm
 from neuralis_build.image.npmlock import NPM_LOCK
 from neuralis_build.image.outfiles import write_npm_files
 from neuralis_build.image.report import REPORT, ImageResult
-from neuralis_build.image.resolve import MANIFEST, RESOLUTION, RESOLVE_DIR, TARBALLS, Admitted
+from neuralis_build.image.resolve import AHEAD_DIR, MANIFEST, RESOLUTION, RESOLVE_DIR, TARBALLS, Admitted, Ahead
 from neuralis_build.image.sbom import SBOM, render_sbom
 from neuralis_build.image.sizes import measure
 from neuralis_build.image.spec import ImageSpec
-from neuralis_build.image.tree import Diverged, Tree
+from neuralis_build.image.tree import Diverged, Tree, admitted_of
 from neuralis_build.image.work import PackageFinished, Work
 
 __all__ = ["BuildInterrupted", "PackageFinished", "build_image"]
@@ -173,6 +173,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
     out, host, limits = run.out, run.host, run.limits
     cache = Cache(out)
     staging = atomic.staging_dir(out, STAGING_PREFIX)
+    ahead: Ahead | None = None
     try:
         # 1. the listed packages, each a value through its own stages: fetch and read (hostile-input rules),
         # build and pack folders, stage with the files whitelist, check; then node resolves each
@@ -180,6 +181,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         stages.prefetch(entries, cache, run.jobs)
         entries = run.each(lambda one: stages.acquire(one, cache, host, limits), entries)
         entries = stages.refuse_taken_names(entries)
+        ahead = _ahead(entries, staging, run)  # npm waits on the registry while the packages are checked
         published = stages.declared_publications(entries)
         entries = run.each(lambda one: stages.prepare(one, cache, host, published, limits), entries)
         fingerprint, listed = keep.fingerprint(host, limits), keep.listed(entries)
@@ -202,7 +204,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         # 2. npm resolves their closure; it is written where the lock places it; its neuralis packages judged
         plan = kept.plan if kept is not None else None
         tree = Tree(works, root, staging / RESOLVE_DIR, out, host, run.jobs, limits, run.npm, plan)
-        tree.resolve(run.frozen)
+        tree.resolve(run.frozen, ahead)
         tree.install()
         tree.discover()
         # 3. across packages: namespaces in id order, then tool names; 4. the UI modules; 5. node's view
@@ -267,7 +269,17 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
             tree.store.prune(tree.in_store())  # the image holds its own links: the entries it does not use go
         return result
     finally:
+        if ahead is not None:
+            ahead.wait()  # its npm writes under staging
         atomic.remove(staging)
+
+
+def _ahead(entries: list[Listed], staging: Path, run: _Run) -> Ahead | None:
+    """Start npm's resolution of the packages alive so far, when each is a tarball already read (see ``Ahead``)."""
+    alive = [e for e in entries if e.alive]
+    if run.frozen or not alive or any(e.spec.kind == "directory" or not e.integrity for e in alive):
+        return None  # --frozen runs no npm; a folder is packed (and its integrity known) only when it is built
+    return Ahead([admitted_of(e) for e in alive], staging / AHEAD_DIR, run.out, run.npm)
 
 
 def _frozen(differences: list[str]) -> None:

@@ -26,6 +26,7 @@ TARBALLS = ".neuralis-tarballs"
 MANIFEST = "package.json"
 ROOT_NAME = "neuralis-image"
 RESOLVE_DIR = "resolve"
+AHEAD_DIR = "resolve-ahead"
 RESOLUTION = ".neuralis-resolution"
 """Where the image folder keeps npm's whole resolution (outfiles.py): the inputs of the next build and of --frozen."""
 
@@ -126,6 +127,46 @@ def resolve(admitted: list[Admitted], staging: Path, out: Path, *, frozen: bool,
         lock = read_npm_lock(staging / NPM_LOCK)
     check_lock(lock, admitted)
     return lock
+
+
+class Ahead:
+    """npm's resolution started early, while the admitted packages are staged and checked: it waits on the registry.
+
+    It resolves the packages that are alive once every tarball is read, in a folder of its own. If the
+    same packages (names and integrities) are admitted in the end, its folder becomes the resolution's;
+    else (a package was refused meanwhile, or npm failed) it is thrown away and npm runs again, so an
+    error is raised where it always is.
+    """
+
+    def __init__(self, admitted: list[Admitted], folder: Path, out: Path, npm: Runner) -> None:
+        import threading
+
+        self.key = _key(admitted)
+        self.folder = folder
+        self.lock: NpmLock | None = None
+        self.thread = threading.Thread(target=self._run, args=(admitted, out, npm), daemon=True)
+        self.thread.start()
+
+    def _run(self, admitted: list[Admitted], out: Path, npm: Runner) -> None:
+        try:
+            self.lock = resolve(admitted, self.folder, out, frozen=False, npm=npm)
+        except Exception:  # the resolution runs again in the build's own order, and raises there
+            self.lock = None
+
+    def wait(self) -> None:
+        self.thread.join()
+
+    def take(self, admitted: list[Admitted], folder: Path) -> NpmLock | None:
+        """npm's lock for ``admitted``, its files moved to ``folder``; None when it resolved other packages."""
+        self.thread.join()
+        if self.lock is None or _key(admitted) != self.key or folder.exists():
+            return None
+        self.folder.replace(folder)
+        return self.lock
+
+
+def _key(admitted: list[Admitted]) -> list[tuple[str, str]]:
+    return sorted((a.name, a.integrity) for a in admitted)
 
 
 def _who_needs(exc: NpmFailed, admitted: list[Admitted]) -> NpmFailed:

@@ -18,12 +18,13 @@ from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.dependencies import Found, discover
 from neuralis_build.image.extract import Limits
 from neuralis_build.image.graph import Closure, Root, walk
+from neuralis_build.image.listed import Listed
 from neuralis_build.image.materialize import Written, facts_of_folder, materialize
 from neuralis_build.image.nesting import nest
 from neuralis_build.image.npmcli import Runner
 from neuralis_build.image.npmlock import MODULES, NpmLock
 from neuralis_build.image.registrytarballs import TarballStore, Wanted
-from neuralis_build.image.resolve import Admitted, resolve
+from neuralis_build.image.resolve import Admitted, Ahead, resolve
 from neuralis_build.image.store import Store
 from neuralis_build.image.unpack import unpack_all
 from neuralis_build.image.work import Work
@@ -42,8 +43,13 @@ def host_package_names(shared_modules: tuple[str, ...]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _needs(work: Work) -> tuple[str, ...]:
-    package = work.source_package
+def admitted_of(listed: Listed) -> Admitted:
+    """A listed package as npm's resolution sees it."""
+    return Admitted(listed.name or "", listed.integrity or "", listed.tarball, listed.tgz, _needs(listed))
+
+
+def _needs(listed: Listed) -> tuple[str, ...]:
+    package = listed.package
     if package is None:  # a cached tarball: its package.json was not read again
         return ()
     names: set[str] = set()
@@ -99,11 +105,15 @@ class Tree:
     def admitted(self) -> list[Work]:
         return [w for w in self.works if w.alive and w.staged is not None and w.integrity]
 
-    def resolve(self, frozen: bool) -> None:
-        """npm resolves the closure of the admitted packages (or, with ``frozen``, the lock is taken as it is)."""
+    def resolve(self, frozen: bool, ahead: Ahead | None = None) -> None:
+        """npm resolves the closure of the admitted packages (or, with ``frozen``, the lock is taken as it is).
+
+        ``ahead``: a resolution started before the packages were checked, used when it resolved the same ones.
+        """
         self._drop_refused()
-        admitted = [Admitted(w.own.name or "", w.integrity or "", w.tarball, w.tgz, _needs(w)) for w in self.admitted()]
-        self.lock = resolve(admitted, self.resolve_dir, self.out, frozen=frozen, npm=self.npm)
+        admitted = [admitted_of(w.listed) for w in self.admitted()]
+        early = ahead.take(admitted, self.resolve_dir) if ahead is not None and not frozen else None
+        self.lock = early or resolve(admitted, self.resolve_dir, self.out, frozen=frozen, npm=self.npm)
         self.layout = nest(self.lock)
 
     def roots(self) -> list[Root]:
