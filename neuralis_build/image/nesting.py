@@ -14,6 +14,10 @@ is checked again until every edge under the listed package finds a copy of the v
 chose (the node at the same lock path). An edge npm resolved to another listed package cannot be
 served by a copy (a listed package is installed once, at the root): the tops that listed package
 reaches are left at the root, where npm put them.
+
+npm itself cannot describe this layout: it resolves a peer only beside the package that declares it
+(from its parent's folder), so a lock with ``@nestjs/core/node_modules/rxjs`` is "out of sync" for
+``npm ci``. The image folder's npm files therefore keep npm's placement (outfiles.py).
 """
 
 from __future__ import annotations

@@ -305,7 +305,7 @@ def seeded_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def realworld_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A verdaccio storage folder with the base set and the real-world sets (proxy-agent's closure, native
-    modules, @colors/colors), each tarball published with npm publish.
+    modules, @colors/colors, @nestjs/core's closure), each tarball published with npm publish.
 
     Publishing some 120 tarballs takes a minute or more, so the storage is kept beside the fetched tarballs
     (``tests/tools/registry-tarballs/.verdaccio-<digest>``, gone with them when the pinned list changes) and
@@ -316,7 +316,7 @@ def realworld_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import shutil
     from concurrent.futures import ThreadPoolExecutor
 
-    sets = ("base", "proxy", "native", "colors")
+    sets = ("base", "proxy", "native", "colors", "nest")
     tarballs = fixture_tarballs(*sets)
     version = json.loads((VERDACCIO.parents[1] / "package.json").read_text())["version"]
     digest = hashlib.sha256(json.dumps([version, [p.name for p in tarballs]]).encode()).hexdigest()[:16]
@@ -368,6 +368,6 @@ def fixture_tarball(spec: str) -> Path:
     """One pinned real tarball by ``name@version`` (checked against its integrity), whatever its set."""
     name, version = spec.rsplit("@", 1)
     stem = f"{name.removeprefix('@').replace('/', '-')}-{version}.tgz"
-    found = [p for p in fixture_tarballs("base", "proxy", "native", "colors", "exports") if p.name == stem]
+    found = [p for p in fixture_tarballs("base", "proxy", "native", "colors", "exports", "nest") if p.name == stem]
     assert found, f"{spec} is not pinned in tests/tools/registry-fixtures.txt"
     return found[0]

@@ -23,7 +23,7 @@ import pytest
 
 from neuralis_build.image.fetch import integrity_of
 from tests.conftest import manifest, requires_node
-from tests.image.conftest import LocalRegistry, Run, fixture_tarballs, package_tgz, spec_text, tree_bytes, write_tgz
+from tests.image.conftest import LocalRegistry, Run, fixture_tarball, package_tgz, spec_text, tree_bytes, write_tgz
 from tests.image.test_closure_e2e import closure_rows, resolve_from
 
 pytestmark = [pytest.mark.e2e, pytest.mark.registry, requires_node]
@@ -65,12 +65,13 @@ def _members(tarball: Path) -> dict[str, bytes]:
 
 
 def test_the_peers_of_an_untrusted_package_are_nested_under_it(
-    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+    tmp_path: Path, realworld_registry: LocalRegistry, run_image: RunImage
 ) -> None:
     run = _build(tmp_path, run_image, "out")
     assert run.code == 0, run.err
     rows = {path: (version, chain, trust) for path, version, chain, trust in closure_rows(run)}
-    # npm's lock has the peers at the root, acme-app's rxjs deduped onto @nestjs/core's: the image has only
+    # npm's lock has the peers at the root, acme-app's rxjs deduped onto @nestjs/core's (npm resolves a peer
+    # only beside its dependent, so the image folder's npm files keep npm's placement): the image has only
     # listed packages there
     npm_lock = json.loads((run.image / "package-lock.json").read_text())["packages"]
     assert "node_modules/rxjs" in npm_lock and "node_modules/acme-app/node_modules/rxjs" not in npm_lock
@@ -116,11 +117,11 @@ def test_the_peers_of_an_untrusted_package_are_nested_under_it(
 
 
 def test_copies_of_one_tarball_are_read_only_hard_links_to_its_verified_content(
-    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+    tmp_path: Path, realworld_registry: LocalRegistry, run_image: RunImage
 ) -> None:
     run = _build(tmp_path, run_image, "a")
     assert run.code == 0, run.err
-    real = next(t for t in fixture_tarballs() if t.name == "rxjs-7.8.2.tgz")
+    real = fixture_tarball("rxjs@7.8.2")
     expected = _members(real)
     copies = [run.image / CORE / "node_modules/rxjs", run.image / APP / "node_modules/rxjs"]
     for copy in copies:
@@ -155,7 +156,7 @@ def test_copies_of_one_tarball_are_read_only_hard_links_to_its_verified_content(
 
 
 def test_a_store_entry_changed_on_disk_is_extracted_afresh(
-    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+    tmp_path: Path, realworld_registry: LocalRegistry, run_image: RunImage
 ) -> None:
     run = _build(tmp_path, run_image, "out")
     assert run.code == 0, run.err
