@@ -280,6 +280,8 @@ def measure(name: str, spec_text: str, deps: dict[str, str], root: Path, rounds:
         for entry in ("package.json", "package-lock.json", "neuralis-image.lock"):
             shutil.copyfile(image / entry, frozen_out / entry)
         shutil.copytree(image / ".neuralis-tarballs", frozen_out / ".neuralis-tarballs")
+        if (image / ".neuralis-resolution").is_dir():  # npm's whole resolution, which --frozen builds from
+            shutil.copytree(image / ".neuralis-resolution", frozen_out / ".neuralis-resolution")
         command = [str(CLI), "image", str(pinned), "--out", str(frozen_out), *build[5:], "--frozen"]
         results.add("--frozen", run(command, None, env, ok=(0, 1)))
 
