@@ -319,13 +319,19 @@ def realworld_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sets = ("base", "proxy", "native", "colors", "nest")
     tarballs = fixture_tarballs(*sets)
     version = json.loads((VERDACCIO.parents[1] / "package.json").read_text())["version"]
-    digest = hashlib.sha256(json.dumps([version, [p.name for p in tarballs]]).encode()).hexdigest()[:16]
+    layout = [version, "versions published in ascending order", [p.name for p in tarballs]]
+    digest = hashlib.sha256(json.dumps(layout).encode()).hexdigest()[:16]
     kept = FIXTURES / "registry-tarballs" / f".verdaccio-{digest}"
     if (kept / "storage").is_dir():
         return kept
     root = tmp_path_factory.mktemp("seed-realworld")
+
+    def publish_in_order(versions: list[Path]) -> None:
+        for tarball in versions:  # the last one published is "latest", as on the real registry
+            registry.publish(tarball)
+
     with _verdaccio(root) as registry, ThreadPoolExecutor(max_workers=4) as pool:
-        list(pool.map(registry.publish, tarballs))
+        list(pool.map(publish_in_order, _by_package(tarballs)))
     partial = kept.with_name(f"{kept.name}.{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
     shutil.copytree(root / "storage", partial / "storage")
@@ -334,6 +340,24 @@ def realworld_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
     except OSError:  # another session kept it first
         shutil.rmtree(partial, ignore_errors=True)
     return kept
+
+
+def _by_package(tarballs: list[Path]) -> list[list[Path]]:
+    """The tarballs grouped by package, each group in ascending version order.
+
+    npm takes the ``latest`` tag when it satisfies a range, and verdaccio tags the version published
+    last: publishing two versions of one package in parallel would make the older one latest at random.
+    """
+    import re
+
+    from semantic_version import Version
+
+    groups: dict[str, list[tuple[Version, Path]]] = {}
+    for path in tarballs:
+        match = re.fullmatch(r"(.+)-(\d+\.\d+\.\d+[^/]*)\.tgz", path.name)
+        assert match is not None, path
+        groups.setdefault(match[1], []).append((Version(match[2]), path))
+    return [[path for _, path in sorted(group)] for group in groups.values()]
 
 
 def _started(storage: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
