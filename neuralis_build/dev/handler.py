@@ -67,6 +67,8 @@ class BaseHandler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
+        if self.close_connection:  # a refusal: say so, or a keep-alive client sends its next request into a reset
+            self.send_header("Connection", "close")
         for k, v in {**self.headers_for(content_type), **(extra or {})}.items():
             self.send_header(k, v)
         self.end_headers()

@@ -241,6 +241,10 @@ def test_requests_past_the_limits_are_refused_without_a_traceback(probed):
     # a name longer than the file system takes, inside a served tree: ENAMETOOLONG is a 404
     assert call(f"{files}pkg/probe/app/surfaces/card/probe/{'a' * 300}/x.js")[0] == 404
     assert call(f"{files}pkg/probe/app/surfaces/card/probe/data.json")[0] == 200
+    # a refusal closes its connection and says so, so a keep-alive client never sends into a reset
+    status, headers, _ = call(f"{files}pkg/probe/package.json")
+    assert (status, headers.get("connection")) == (404, "close")
+    assert "connection" not in call(f"{files}pkg/probe/app/surfaces/card/probe/data.json")[1]
     # the fixture checks at the end that the server printed no traceback
 
 
