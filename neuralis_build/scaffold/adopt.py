@@ -17,7 +17,7 @@ from neuralis_build.errors import UsageError, UserError
 from neuralis_build.npm.packagejson import MANIFEST, read_package_json
 from neuralis_build.regularfile import NotRegularFile
 from neuralis_build.scaffold.merge import dump_json_like
-from neuralis_build.scaffold.monorepo import RootWorkflow, own_files, plan_root_workflow, root_workflow_from
+from neuralis_build.scaffold.monorepo import RootWorkflow
 from neuralis_build.scaffold.render import RECORD, PlannedFile
 from neuralis_build.scaffold.wiring import LIFECYCLE, Wiring, plan_wiring, reaches_vite_build, toolchain_outputs
 from neuralis_build.scaffold.writer import WritePlan, plan_write
@@ -192,7 +192,7 @@ def plan_adopt(
     root: Path, template_name: str, *, package_id: str | None, description: str | None, force: bool
 ) -> AdoptPlan:
     """Plan ``neuralis init`` in ``root``: everything rendered and merged in memory, nothing written."""
-    from neuralis_build.scaffold.create import clean_description, default_description, render_package
+    from neuralis_build.scaffold.create import clean_description, default_description, render_member
     from neuralis_build.scaffold.names import check_name
     from neuralis_build.scaffold.templates import get_template
 
@@ -227,16 +227,7 @@ def plan_adopt(
     version = current.get("version")
     if isinstance(version, str) and version.strip():
         answers["version"] = version  # the README names the tarball npm will write
-    from neuralis_build.workspaces import enclosing_workspaces_root
-
-    workspaces_root = enclosing_workspaces_root(root)
-    if workspaces_root is not None:
-        answers["workflow"] = root_workflow_from(workspaces_root, root)
-    rendered = render_package(template, answers)
-    workflow = None
-    if workspaces_root is not None:  # GitHub never runs a workflow below the repository root
-        rendered = own_files(rendered)
-        workflow = plan_root_workflow(workspaces_root, root, template.trust)
+    rendered, _, workflow = render_member(template, answers, root)
     files, marks, notes = [], {}, []
     for f in rendered:
         dest = root / f.path

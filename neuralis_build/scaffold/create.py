@@ -158,20 +158,36 @@ def plan(request: Request) -> Plan:
     description = clean_description(request.description or "") or default_description(template, request.name)
     names = Names.derive(request.name, package_id)
     target = request.directory if request.directory is not None else default_directory(request.name)
+    answers = {"name": names.name, "id": names.id, "description": description}
+    files, root, workflow = render_member(
+        template, answers, target, root_workflow=request.root_workflow, templates_root=request.templates_root
+    )
+    write = plan_write(target, files, force=request.force)
+    return Plan(template, names, description, write, tuple(warnings), root, workflow)
+
+
+def render_member(
+    template: Template,
+    answers: Mapping[str, str],
+    target: Path,
+    *,
+    root_workflow: bool = True,
+    templates_root: Path | None = None,
+) -> tuple[list[PlannedFile], Path | None, RootWorkflow | None]:
+    """The package's files for ``target``, and the npm workspaces root it is a member of with the plan of
+    that root's workflow (None, None outside one).
+
+    GitHub never runs a workflow below the repository root: a member gets no workflow of its own, its
+    README names the root's, and the root's workflow gets its line (unless ``root_workflow`` is False).
+    """
     from neuralis_build.workspaces import enclosing_workspaces_root
 
     root = enclosing_workspaces_root(target)
-    answers = {"name": names.name, "id": names.id, "description": description}
-    if root is not None:
-        answers["workflow"] = root_workflow_from(root, target)
-    files = render_package(template, answers)
-    workflow = None
-    if root is not None:
-        files = own_files(files)  # GitHub never runs a workflow below the repository root
-        if request.root_workflow:
-            workflow = plan_root_workflow(root, target, template.trust, request.templates_root)
-    write = plan_write(target, files, force=request.force)
-    return Plan(template, names, description, write, tuple(warnings), root, workflow)
+    if root is None:
+        return render_package(template, answers), None, None
+    files = own_files(render_package(template, {**answers, "workflow": root_workflow_from(root, target)}))
+    workflow = plan_root_workflow(root, target, template.trust, templates_root) if root_workflow else None
+    return files, root, workflow
 
 
 def render_package(
