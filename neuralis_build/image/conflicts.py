@@ -185,7 +185,7 @@ def engine_conflicts(closure: Closure, node: str, where: str) -> list[Conflict]:
 
 def _unmet_peers(closure: Closure, host_names: frozenset[str]) -> list[Conflict]:
     """A peer a package finds at a version its range excludes. npm (``--strict-peer-deps=false``) warns and goes
-    on when the nested layout leaves no place for a matching copy where the package looks: ajv-keywords@5
+    on when its layout leaves no place for a matching copy where the package looks: ajv-keywords@5
     (peer ajv ^8) beside its listed package's own ajv@6 finds ajv@6 and fails when it loads."""
     out: list[Conflict] = []
     for path, p in sorted(closure.placed.items()):
@@ -203,8 +203,8 @@ def _unmet_peers(closure: Closure, host_names: frozenset[str]) -> list[Conflict]
                     name,
                     "warning",
                     f"{_via(p.chain)} declares the peer {name}@{spec}, but the {name} it finds is {version} "
-                    f"({target}): the listed package's closure is nested under it and npm found no place for a "
-                    f"matching copy where {owner} looks, so {owner} may fail when it loads {name}; depend on a "
+                    f"({target}): npm found no place for a matching copy where {owner} looks,"
+                    f" so {owner} may fail when it loads {name}; depend on a "
                     f"version of {owner} whose peer range admits {name}@{version}, or on {name}@{spec} yourself",
                 )
             )
@@ -239,19 +239,9 @@ def _versions_message(name: str, versions: dict[str, list[Needer]]) -> str:
         return f"{head}: npm nested each version under the package that needs it"
     if meet is None:
         return f"{head}: no version satisfies every range, so npm nested each version under the package that needs it"
-    # a listed package whose own tree holds two of the copies: npm nested one there; otherwise each copy
-    # sits in the tree of another listed package
-    trees = [{n.root for n in who} for who in versions.values()]
-    shared = {root for tree in trees for root in tree if sum(root in t for t in trees) > 1}
-    if not shared:
-        return (
-            f"{head}: the ranges meet ({meet} satisfies every one), but npm resolves the dependencies of each "
-            "listed package under it, apart from the other listed packages' (nothing is shared between them), "
-            "and chose a version for each range there"
-        )
     return (
-        f"{head}: the ranges meet ({meet} satisfies every one), but in the tree of {', '.join(sorted(shared))} npm "
-        "kept the copy it placed first where the others look and nested another for the range it excludes"
+        f"{head}: the ranges meet ({meet} satisfies every one), but npm kept the copy it placed first where the "
+        "others look and nested another for the range it excludes"
     )
 
 

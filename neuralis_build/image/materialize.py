@@ -10,6 +10,7 @@ the ``node-gyp rebuild`` a ``binding.gyp`` implies, are collected for the report
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -102,11 +103,13 @@ def materialize(
     unpacked: Mapping[str, Unpacked | ArchiveRefused],
     jobs: int,
     already: Collection[str],
+    links: Mapping[str, str] | None = None,
 ) -> Materialized:
-    """Install every placed registry node under ``staging`` as hard links to its store entry, depth by depth.
+    """Install every placed registry node under ``staging`` as hard links to its store entry, depth by depth,
+    then the ``links`` (link path -> target path, tiers.py) as relative symbolic links.
 
     A parent goes in before the folders nested in it: its tarball may ship a ``node_modules/<x>`` that a
-    nested node then replaces.
+    nested node then replaces, as a link replaces one.
     """
     out = Materialized()
     nodes = [p.node for path, p in sorted(closure.placed.items()) if path not in already]
@@ -128,6 +131,14 @@ def materialize(
         # linking many small files waits on the file system, not the CPU: more threads than cores pay off
         with ThreadPoolExecutor(max_workers=max(4, 4 * jobs)) as pool:
             list(pool.map(place, level))
+    for path, target in sorted((links or {}).items()):
+        at = staging.joinpath(*path.split("/"))
+        if at.is_symlink() or at.is_file():
+            at.unlink()
+        elif at.exists():
+            shutil.rmtree(at)
+        at.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(os.path.relpath(staging.joinpath(*target.split("/")), at.parent), at)
     for node in nodes:
         if node.in_bundle and node.path not in out.written:
             try:

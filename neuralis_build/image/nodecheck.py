@@ -1,7 +1,8 @@
 """The installed closure as the real node sees it: each dependency edge found where npm placed it, and peer ranges.
 
-Node's own lookup (``Module._nodeModulePaths``, the folders ``require`` walks from a package) must
-find each dependency in the folder npm's lock placed it in; a peer range on a package the host
+Node's own lookup (``Module._nodeModulePaths``, the folders ``require`` walks from a package, then
+the real path of the folder it finds, as node follows a link) must find each dependency in the
+folder the image's layout placed it in (tiers.py); a peer range on a package the host
 provides is checked against the host's major with npm's own ``semver`` (the copy inside npm).
 """
 
@@ -26,7 +27,8 @@ const edges = input.edges.map(([from, name, want]) => {
   for (const dir of Module._nodeModulePaths(from)) {
     const candidate = path.join(dir, ...name.split("/"));
     if (fs.existsSync(path.join(candidate, "package.json"))) {
-      return candidate === want ? null : `node finds ${candidate}, not ${want}`;
+      const real = fs.realpathSync(candidate);  // node loads a linked package from its real path
+      return real === want ? null : `node finds ${real}, not ${want}`;
     }
   }
   return "node finds no folder for it";

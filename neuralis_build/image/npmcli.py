@@ -23,7 +23,7 @@ TIMEOUT = 900.0
 # What the resolution relies on, whatever the user's configuration says (each would break a rule otherwise):
 OVERRIDES = (
     "--ignore-scripts",  # install scripts never run
-    "--install-strategy=shallow",  # each listed package's closure nests under it; set when the lock is made
+    "--install-strategy=hoisted",  # npm's own layout, whatever the user's config says (tiers.py lays it out)
     "--omit-lockfile-registry-resolved=false",  # every registry entry keeps its resolved URL (for --frozen)
     "--package-lock=true",
     "--lockfile-version=3",

@@ -2,9 +2,10 @@
 
 npm resolves the closure of every listed package its own stages admitted; a package refused after that
 (a dependency refused, a contest lost) leaves the tree with its closure, so ``DIR/package.json`` and
-``DIR/package-lock.json`` are cut down to the packages still installed: ``npm ls`` in ``DIR`` then
-checks the image itself, and ``npm ci`` on those files installs it (plus what the image leaves to the
-host: peers on the packages the host profile provides, which npm installs and the image does not).
+``DIR/package-lock.json`` are cut down to the packages still installed: ``npm ci`` on those files
+installs the image's packages at the same versions, in npm's hoisted layout (the image splits that
+layout by trust, tiers.py), plus what the image leaves to the host: peers on the packages the host
+profile provides, which npm installs and the image does not.
 What npm resolved for all of them is kept in ``DIR/.neuralis-resolution/``: the next build hands it
 back to npm, and ``--frozen`` builds from it.
 """

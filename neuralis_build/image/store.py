@@ -3,7 +3,7 @@
 ``DIR/.neuralis-cache/store/<algorithm>-<hex digest>/`` holds one package's files as its verified
 tarball gives them, every file read-only (0444, or 0555 for an executable), and ``<same>.json``
 beside it lists each folder and file with the mode, size and mtime it was written with. Each copy
-of the package in the image (shallow nesting puts one under every listed package that needs it) is
+of the package in the image (one in each trust tier whose packages need it) is
 a folder of hard links to those files: the bytes are written, and take disk space, once.
 
 A file is never written in place, in the store or in an image: an entry is written beside its final

@@ -20,12 +20,12 @@ from neuralis_build.image.extract import Limits
 from neuralis_build.image.graph import Closure, Root, walk
 from neuralis_build.image.listed import Listed
 from neuralis_build.image.materialize import Written, facts_of_folder, materialize
-from neuralis_build.image.nesting import nest
 from neuralis_build.image.npmcli import Runner
 from neuralis_build.image.npmlock import MODULES, NpmLock
 from neuralis_build.image.registrytarballs import TarballStore, Wanted
 from neuralis_build.image.resolve import Admitted, Ahead, resolve
 from neuralis_build.image.store import Store
+from neuralis_build.image.tiers import Layout, layout_of, links_of
 from neuralis_build.image.unpack import unpack_all
 from neuralis_build.image.work import Work
 from neuralis_build.npm.packagejson import MANIFEST
@@ -96,7 +96,7 @@ class Tree:
         self.tarballs = TarballStore(out / ".neuralis-cache" / "registry")
         self.store = Store(out / ".neuralis-cache" / "store")
         self.lock: NpmLock | None = None  # npm's lock, as npm wrote it
-        self.layout: NpmLock | None = None  # where the image installs what npm resolved (nesting.py)
+        self.layout: Layout | None = None  # where the image installs what npm resolved (tiers.py)
         self.closure = Closure()
         self.blocked: dict[str, tuple[str, str]] = {}  # path -> (what is refused, why)
         self.written: dict[str, Written] = {}
@@ -114,7 +114,7 @@ class Tree:
         admitted = [admitted_of(w.listed) for w in self.admitted()]
         early = ahead.take(admitted, self.resolve_dir) if ahead is not None and not frozen else None
         self.lock = early or resolve(admitted, self.resolve_dir, self.out, frozen=frozen, npm=self.npm)
-        self.layout = nest(self.lock)
+        self.layout = layout_of(self.lock, {w.own.name or "": w.own.trust for w in self.admitted()})
 
     def roots(self) -> list[Root]:
         return [Root(w.own.name or "", w.own.trust, w.spec.install_class, w.spec.index) for w in self.admitted()]
@@ -135,7 +135,8 @@ class Tree:
             if path not in self.closure.listed and not p.node.in_bundle and p.node.integrity
         }
         unpacked = unpack_all(list(wanted.values()), self.tarballs, self.store, self.limits, self.jobs, self.npm)
-        done = materialize(self.closure, self.root, unpacked, self.jobs, self.closure.listed)
+        links = links_of(self.closure.edges, self.closure.placed, self.layout)
+        done = materialize(self.closure, self.root, unpacked, self.jobs, self.closure.listed, links)
         self.written = dict(done.written)
         for path in self.closure.listed:
             self.written[path] = facts_of_folder(self._at(path))
@@ -234,8 +235,14 @@ class Tree:
                     scope.rmdir()
 
     def _prune(self, gone: set[str]) -> None:
+        """Remove the folders of paths no longer placed, and the folders that leaves empty (a tier's, a scope's)."""
+        top = self.root / MODULES.rstrip("/")
         for path in sorted(gone, key=len):
             target = self._at(path)
             if target.is_dir():
                 shutil.rmtree(target)
             self.written.pop(path, None)
+            parent = target.parent
+            while parent != top and parent.is_dir() and not any(parent.iterdir()):
+                parent.rmdir()
+                parent = parent.parent

@@ -112,8 +112,20 @@ def run_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Callable[..
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` with its bytes (what "the same bytes" compares)."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """Every file under ``root`` with its bytes, and every symbolic link with ``-> target`` (what "the same
+    bytes" compares); links are not followed."""
+    import os
+
+    out: dict[str, bytes] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in [*dirs, *files]:
+            path = Path(folder, name)
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                out[rel] = f"-> {os.readlink(path)}".encode()
+            elif name in files:
+                out[rel] = path.read_bytes()
+    return dict(sorted(out.items()))
 
 
 VERDACCIO = Path(__file__).resolve().parents[1] / "tools/node_modules/verdaccio/bin/verdaccio"

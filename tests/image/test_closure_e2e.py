@@ -7,6 +7,7 @@ unchanged); each test publishes its own packages beside them.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -84,15 +85,17 @@ def test_the_closure_is_installed_where_node_finds_it(
     )
     run = run_image(spec)
     assert run.code == 0, run.err
+    # npm hoists; the image keeps npm's versions and places, each hoisted package in the folder of the trust
+    # tier whose listed packages need it (acme-common 1.1.0 twice: for first-party @acme/one, for trusted acme-two)
     assert closure_rows(run) == [
+        ("node_modules/.store/first-party/node_modules/acme-common", "1.1.0", "@acme/one > acme-common", "first-party"),
+        ("node_modules/.store/first-party/node_modules/debug", "4.4.3", "@acme/one > debug", "first-party"),
+        ("node_modules/.store/first-party/node_modules/ms", "2.1.3", "@acme/one > ms", "first-party"),
+        ("node_modules/.store/trusted/node_modules/acme-common", "1.1.0", "acme-two > acme-common", "trusted"),
         ("node_modules/@acme/one", "1.0.0", "@acme/one", "first-party"),
-        ("node_modules/@acme/one/node_modules/acme-common", "1.1.0", "@acme/one > acme-common", "first-party"),
-        ("node_modules/@acme/one/node_modules/debug", "4.4.3", "@acme/one > debug", "first-party"),
-        ("node_modules/@acme/one/node_modules/ms", "2.1.3", "@acme/one > ms", "first-party"),
         ("node_modules/acme-three", "1.0.0", "acme-three", "untrusted"),
         ("node_modules/acme-three/node_modules/acme-common", "2.0.0", "acme-three > acme-common", "untrusted"),
         ("node_modules/acme-two", "1.0.0", "acme-two", "trusted"),
-        ("node_modules/acme-two/node_modules/acme-common", "1.1.0", "acme-two > acme-common", "trusted"),
         ("node_modules/acme-two/node_modules/ms", "2.0.0", "acme-two > ms", "trusted"),
     ]
     debug = next(c for c in run.report["closure"] if c["name"] == "debug")
@@ -123,17 +126,28 @@ def test_the_closure_is_installed_where_node_finds_it(
             ("node_modules/acme-two", "ms"),
             ("node_modules/acme-three", "acme-common"),
             (".", "acme-common"),
+            ("node_modules/acme-two", "debug"),
+            ("node_modules/acme-three", "debug"),
+            ("node_modules/.store/trusted/node_modules/acme-common", "debug"),
         ],
     )
+    first = "node_modules/.store/first-party/node_modules"
     assert found == {
-        "node_modules/@acme/one acme-common": "node_modules/@acme/one/node_modules/acme-common/index.js",
-        "node_modules/@acme/one debug": "node_modules/@acme/one/node_modules/debug/src/index.js",
-        "node_modules/@acme/one/node_modules/debug ms": "node_modules/@acme/one/node_modules/ms/index.js",
-        "node_modules/acme-two acme-common": "node_modules/acme-two/node_modules/acme-common/index.js",
+        "node_modules/@acme/one acme-common": f"{first}/acme-common/index.js",
+        "node_modules/@acme/one debug": f"{first}/debug/src/index.js",
+        "node_modules/@acme/one/node_modules/debug ms": f"{first}/ms/index.js",
+        "node_modules/acme-two acme-common": "node_modules/.store/trusted/node_modules/acme-common/index.js",
         "node_modules/acme-two ms": "node_modules/acme-two/node_modules/ms/index.js",
         "node_modules/acme-three acme-common": "node_modules/acme-three/node_modules/acme-common/index.js",
-        ". acme-common": "MODULE_NOT_FOUND",  # nothing is hoisted: each closure stays under its package
+        ". acme-common": "MODULE_NOT_FOUND",  # the root holds the listed packages only
+        # nothing crosses a trust boundary: debug is hoisted for first-party @acme/one, in its tier's folder
+        "node_modules/acme-two debug": "MODULE_NOT_FOUND",
+        "node_modules/acme-three debug": "MODULE_NOT_FOUND",
+        "node_modules/.store/trusted/node_modules/acme-common debug": "MODULE_NOT_FOUND",
     }
+    assert os.readlink(image / "node_modules/@acme/one/node_modules/debug") == (
+        "../../../.store/first-party/node_modules/debug"
+    )
     # the tool file that requires its dependencies runs under the real node
     done = subprocess.run(
         ["node", "-e", "process.stdout.write(require('./node_modules/@acme/one/tools/acme_one_when.js').run())"],
@@ -192,7 +206,7 @@ def test_two_builds_give_the_same_bytes_and_frozen_survives_the_registry_moving_
     resolution = first.image / ".neuralis-resolution" / "package-lock.json"
     assert resolution.read_bytes() == (first.image / "package-lock.json").read_bytes()  # nothing was refused
     lock = json.loads(resolution.read_text())
-    lock["packages"]["node_modules/@acme/app/node_modules/acme-common"]["integrity"] = integrity_of(b"other")
+    lock["packages"]["node_modules/acme-common"]["integrity"] = integrity_of(b"other")
     resolution.write_text(json.dumps(lock))
     broken = run_image(spec, "--frozen", out=first.image)
     assert broken.code == 2
@@ -249,7 +263,7 @@ def test_neuralis_dependencies_are_discovered_and_never_gain_trust(
             "host-dependency",
             "first-party",
             "@acme/reports > @acme/helper",
-            "node_modules/@acme/reports/node_modules/@acme/helper",
+            "node_modules/.store/first-party/node_modules/@acme/helper",
         ),
         (
             "acme-docs",
@@ -257,7 +271,7 @@ def test_neuralis_dependencies_are_discovered_and_never_gain_trust(
             "host-dependency",
             "first-party",
             "@acme/reports > acme-docs",
-            "node_modules/@acme/reports/node_modules/acme-docs",
+            "node_modules/.store/first-party/node_modules/acme-docs",
         ),
         (
             "acme-sneaky",
@@ -265,7 +279,7 @@ def test_neuralis_dependencies_are_discovered_and_never_gain_trust(
             "installed",
             "trusted",
             "trusted-tools > acme-sneaky",
-            "node_modules/trusted-tools/node_modules/acme-sneaky",
+            "node_modules/.store/trusted/node_modules/acme-sneaky",
         ),
     ]
     # the first-party copy of @acme/helper claims its config key; the one under shady-tools is the same package
@@ -278,12 +292,12 @@ def test_neuralis_dependencies_are_discovered_and_never_gain_trust(
     assert run.report["tools"] == [{"name": "acme_lookup", "owner": "zeta-tools", "shadowed": ["acme-sneaky"]}]
     helper_paths = [c["path"] for c in run.report["closure"] if c["name"] == "@acme/helper"]
     assert helper_paths == [
-        "node_modules/@acme/reports/node_modules/@acme/helper",
-        "node_modules/shady-tools/node_modules/@acme/helper",
+        "node_modules/.store/first-party/node_modules/@acme/helper",
+        "node_modules/.store/untrusted/node_modules/@acme/helper",
     ]
     trusts = {c["path"]: c["trust"] for c in run.report["closure"]}
-    assert trusts["node_modules/shady-tools/node_modules/@acme/helper"] == "untrusted"
-    assert trusts["node_modules/shady-tools/node_modules/acme-sneaky"] == "untrusted"
+    assert trusts["node_modules/.store/untrusted/node_modules/@acme/helper"] == "untrusted"
+    assert trusts["node_modules/.store/untrusted/node_modules/acme-sneaky"] == "untrusted"
 
 
 def test_a_refused_dependency_takes_out_what_needs_it(
@@ -319,7 +333,7 @@ def test_a_refused_dependency_takes_out_what_needs_it(
         "node_modules/acme-core": ("loaded", []),
         "node_modules/acme-wants-core2": ("refused", ["NB1812"]),
         "node_modules/acme-fine": ("loaded", []),
-        "node_modules/acme-needs-bad/node_modules/acme-bad-dep": ("refused", ["NB1002"]),
+        "node_modules/.store/first-party/node_modules/acme-bad-dep": ("refused", ["NB1002"]),
         "node_modules/acme-wants-core2/node_modules/acme-core": ("refused", ["NB1814"]),
     }
     assert run.package("acme-needs-bad")["diagnostics"][0]["message"] == (
@@ -333,16 +347,18 @@ def test_a_refused_dependency_takes_out_what_needs_it(
     assert "has the id 'acme-core', which the listed acme-core@1.0.0 already has" in core2["diagnostics"][0]["message"]
     # nothing refused, and nothing that needs it, is in the image (nor in npm's files); npm's whole resolution is
     # kept for the next build
-    assert sorted(p.name for p in (run.image / "node_modules").iterdir()) == ["acme-core", "acme-fine"]
+    assert sorted(p.name for p in (run.image / "node_modules").iterdir()) == [".store", "acme-core", "acme-fine"]
     assert [c["path"] for c in run.report["closure"]] == [
+        "node_modules/.store/first-party/node_modules/acme-plain",
         "node_modules/acme-core",
         "node_modules/acme-fine",
-        "node_modules/acme-fine/node_modules/acme-plain",
     ]
+    # the refused packages' hoisted dependencies left with them, and the folders that left empty
+    assert [p.name for p in (run.image / "node_modules/.store/first-party/node_modules").iterdir()] == ["acme-plain"]
     lock = json.loads((run.image / "package-lock.json").read_text())
-    assert "node_modules/acme-needs-bad/node_modules/acme-bad-dep" not in lock["packages"]
+    assert "node_modules/acme-bad-dep" not in lock["packages"]
     resolution = json.loads((run.image / ".neuralis-resolution" / "package-lock.json").read_text())
-    assert "node_modules/acme-needs-bad/node_modules/acme-bad-dep" in resolution["packages"]
+    assert "node_modules/acme-bad-dep" in resolution["packages"]
 
 
 def test_install_scripts_never_run_and_are_reported(
@@ -362,30 +378,31 @@ def test_install_scripts_never_run_and_are_reported(
     works = {"status": "works", "detail": None}
     assert run.report["scripts"] == [
         {
-            "path": "node_modules/acme-app",
-            "name": "acme-app",
-            "version": "1.0.0",
-            "scripts": {"preinstall": write},
-            "load": {"status": "no-entry", "detail": None},  # no main, no index.js: nothing to require
-        },
-        {
-            "path": "node_modules/acme-app/node_modules/acme-gyp",
+            "path": "node_modules/.store/first-party/node_modules/acme-gyp",
             "name": "acme-gyp",
             "version": "1.0.0",
             "scripts": {"install": "node-gyp rebuild (implied by binding.gyp)"},
             "load": works,  # its binding.gyp names no addon target
         },
         {
-            "path": "node_modules/acme-app/node_modules/acme-post",
+            "path": "node_modules/.store/first-party/node_modules/acme-post",
             "name": "acme-post",
             "version": "1.0.0",
             "scripts": {"postinstall": write},
             "load": works,
         },
+        {
+            "path": "node_modules/acme-app",
+            "name": "acme-app",
+            "version": "1.0.0",
+            "scripts": {"preinstall": write},
+            "load": {"status": "no-entry", "detail": None},  # no main, no index.js: nothing to require
+        },
     ]
     text = _text(run, spec_text({"source": "tgz/app.tgz"}), tmp_path)
     assert (
-        "install script not run: acme-post@1.0.0 (node_modules/acme-app/node_modules/acme-post) postinstall: " in text
+        "install script not run: acme-post@1.0.0 (node_modules/.store/first-party/node_modules/acme-post) postinstall: "
+        in text
     )
     assert f"postinstall: {write}: works without its script" in text
     assert not marker.exists()  # loading a package runs its code, never its install script
@@ -480,11 +497,12 @@ def test_bundled_dependencies_come_inside_their_parent(
     write_tgz(tmp_path / "tgz", "listed.tgz", package_tgz(listed, files))
     run = run_image(spec_text({"source": "tgz/listed.tgz"}))
     assert run.code == 0, run.err
+    store = "node_modules/.store/first-party/node_modules"
     assert [(c["path"], c["flags"]) for c in run.report["closure"]] == [
+        (f"{store}/acme-bundler", []),
+        (f"{store}/acme-bundler/node_modules/inner-lib", ["bundled"]),
+        (f"{store}/ms", []),
         ("node_modules/acme-listed", []),
-        ("node_modules/acme-listed/node_modules/acme-bundler", []),
-        ("node_modules/acme-listed/node_modules/acme-bundler/node_modules/inner-lib", ["bundled"]),
-        ("node_modules/acme-listed/node_modules/ms", []),
         ("node_modules/acme-listed/node_modules/own-lib", ["bundled"]),
     ]
     assert not (run.image / "node_modules/acme-listed/node_modules/stray").exists()
@@ -506,13 +524,14 @@ def test_peers_on_the_host_react_are_left_to_the_host_and_checked(
     run = run_image(spec_text({"source": "tgz/ui18.tgz"}, {"source": "tgz/ui19.tgz"}, {"source": "tgz/ssr.tgz"}))
     assert run.code == 0, run.err
     # npm puts react at the root (the listed packages' peer) and dedupes acme-ssr's own react onto it; the
-    # image root holds listed packages only, so react is nested under the one package that installs it
+    # image root holds listed packages only, so react goes to the tier folder of the one package that installs it
+    store = "node_modules/.store/first-party/node_modules"
     assert [c["path"] for c in run.report["closure"]] == [
+        f"{store}/@types/ms",
+        f"{store}/js-tokens",
+        f"{store}/loose-envify",
+        f"{store}/react",
         "node_modules/acme-ssr",
-        "node_modules/acme-ssr/node_modules/@types/ms",
-        "node_modules/acme-ssr/node_modules/react",
-        "node_modules/acme-ssr/node_modules/react/node_modules/js-tokens",
-        "node_modules/acme-ssr/node_modules/react/node_modules/loose-envify",
         "node_modules/acme-ui18",
         "node_modules/acme-ui19",
     ]
@@ -523,7 +542,7 @@ def test_peers_on_the_host_react_are_left_to_the_host_and_checked(
             "kind": "host-package",
             "name": "react",
             "severity": "warning",
-            "message": "react@18.3.1 is installed at node_modules/acme-ssr/node_modules/react for acme-ssr → react, "
+            "message": f"react@18.3.1 is installed at {store}/react for acme-ssr → react, "
             "although the host provides react: that package depends on its own copy instead of declaring a peer",
         },
         {
@@ -535,11 +554,9 @@ def test_peers_on_the_host_react_are_left_to_the_host_and_checked(
         },
     ]
     # @types/ms names its tarball's folder "ms/", not "package/": installed all the same
-    assert (run.image / "node_modules/acme-ssr/node_modules/@types/ms/index.d.ts").is_file()
+    assert (run.image / store / "@types/ms/index.d.ts").is_file()
     # loose-envify's bin target is executable, as npm installs it
-    assert (
-        run.image / "node_modules/acme-ssr/node_modules/react/node_modules/loose-envify/cli.js"
-    ).stat().st_mode & 0o111
+    assert (run.image / store / "loose-envify/cli.js").stat().st_mode & 0o111
     # without a package that depends on react itself, npm's lock holds the peers and the image no react at all
     alone = run_image(spec_text({"source": "tgz/ui18.tgz"}, {"source": "tgz/ui19.tgz"}), out=tmp_path / "alone")
     assert alone.code == 0, alone.err
@@ -623,7 +640,7 @@ def _error(err: str) -> str:
 def debug_url(sbom: Path) -> str:
     """Where the image's lock says debug came from (the test registry's URL)."""
     lock = json.loads((sbom.parent / "package-lock.json").read_text())
-    return str(lock["packages"]["node_modules/@acme/app/node_modules/debug"]["resolved"])
+    return str(lock["packages"]["node_modules/debug"]["resolved"])
 
 
 def assert_valid_sbom(path: Path) -> None:
@@ -637,7 +654,7 @@ def assert_valid_sbom(path: Path) -> None:
     assert "timestamp" not in bom["metadata"]
     assert bom["metadata"]["component"]["name"] == "neuralis-image"
     refs = {c["bom-ref"]: c for c in bom["components"]}
-    debug = refs["node_modules/@acme/app/node_modules/debug"]
+    debug = refs["node_modules/.store/first-party/node_modules/debug"]
     assert debug["purl"] == "pkg:npm/debug@4.4.3"
     assert debug["licenses"] == [{"license": {"id": "MIT"}}]
     assert debug["hashes"][0]["alg"] == "SHA-512"
@@ -650,4 +667,6 @@ def assert_valid_sbom(path: Path) -> None:
     assert debug["externalReferences"] == [{"type": "distribution", "url": debug_url(path)}]
     graph = {d["ref"]: d.get("dependsOn", []) for d in bom["dependencies"]}
     assert graph["neuralis-image"] == ["node_modules/@acme/app"]
-    assert graph["node_modules/@acme/app/node_modules/debug"] == ["node_modules/@acme/app/node_modules/ms"]
+    store = "node_modules/.store/first-party/node_modules"
+    assert graph[f"{store}/debug"] == [f"{store}/ms"]
+    assert graph["node_modules/@acme/app"] == [f"{store}/acme-common", f"{store}/debug"]

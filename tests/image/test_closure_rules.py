@@ -155,9 +155,8 @@ def test_closure_conflicts_name_versions_peers_and_gaps() -> None:
             "versions",
             "y",
             "y is installed at 2 versions (1.0.0 for x (^1.0.0, under app); 2.0.0 for x (^1.0.0, under shady)): "
-            "the ranges meet (1.0.0 satisfies every one), but npm resolves the dependencies of each listed package "
-            "under it, apart from the other listed packages' (nothing is shared between them), and chose a version "
-            "for each range there",
+            "the ranges meet (1.0.0 satisfies every one), but npm kept the copy it placed first where the others "
+            "look and nested another for the range it excludes",
         ),
         (
             "peer",
@@ -325,8 +324,8 @@ def test_a_peer_found_at_a_version_its_range_excludes_is_named() -> None:
             "ajv",
             "warning",
             "app → ajv-keywords declares the peer ajv@^8.8.2, but the ajv it finds is 6.15.0 "
-            "(node_modules/app/node_modules/ajv): the listed package's closure is nested under it and npm found no "
-            "place for a matching copy where ajv-keywords looks, so ajv-keywords may fail when it loads ajv; depend "
+            "(node_modules/app/node_modules/ajv): npm found no place for a matching copy where ajv-keywords looks, "
+            "so ajv-keywords may fail when it loads ajv; depend "
             "on a version of ajv-keywords whose peer range admits ajv@6.15.0, or on ajv@^8.8.2 yourself",
         )
     ]
@@ -354,21 +353,21 @@ def test_a_copy_in_a_versions_conflict_names_every_package_that_finds_it() -> No
 
 
 def test_two_copies_whose_ranges_meet_are_not_said_to_conflict() -> None:
-    """1.6.0 and ^1.6.0 meet at 1.6.0: npm resolved each listed package's tree on its own (shallow), and
-    took 1.6.1 for ^1.6.0 there. The message says so, not that the ranges do not meet."""
+    """1.6.0 and ^1.6.0 meet at 1.6.0, yet npm may have placed 1.6.1 first (for ^1.6.0, at the root) and nested
+    1.6.0 for the exact range. The message says so, not that the ranges do not meet."""
     tree = {
         "node_modules/a": listed("a", dependencies={"@colors/colors": "1.6.0"}),
         "node_modules/a/node_modules/@colors/colors": reg("@colors/colors", "1.6.0"),
         "node_modules/b": listed("b", dependencies={"@colors/colors": "^1.6.0"}),
-        "node_modules/b/node_modules/@colors/colors": reg("@colors/colors", "1.6.1"),
+        "node_modules/@colors/colors": reg("@colors/colors", "1.6.1"),
     }
     roots = [Root("a", "first-party", "host-dependency", 0), Root("b", "first-party", "host-dependency", 1)]
     closure = walk(lock_of(tree), roots, {"react"}, LINUX)
     [conflict] = closure_conflicts(closure, {"a": "1.0.0", "b": "1.0.0"}, frozenset({"react"}), 19, {})
     assert conflict.message == (
         "@colors/colors is installed at 2 versions (1.6.0 for a (1.6.0); 1.6.1 for b (^1.6.0)): the ranges meet "
-        "(1.6.0 satisfies every one), but npm resolves the dependencies of each listed package under it, apart from "
-        "the other listed packages' (nothing is shared between them), and chose a version for each range there"
+        "(1.6.0 satisfies every one), but npm kept the copy it placed first where the others look and nested "
+        "another for the range it excludes"
     )
 
 
@@ -383,8 +382,8 @@ def test_two_copies_in_one_listed_package_s_tree_whose_ranges_meet() -> None:
     [conflict] = closure_conflicts(closure, {"app": "1.0.0"}, frozenset({"react"}), 19, {})
     assert conflict.message == (
         "ms is installed at 2 versions (2.0.0 for x (2.0.0, under app); 2.1.3 for app (^2.0.0)): the ranges meet "
-        "(2.0.0 satisfies every one), but in the tree of app npm kept the copy it placed first where the others "
-        "look and nested another for the range it excludes"
+        "(2.0.0 satisfies every one), but npm kept the copy it placed first where the others look and nested "
+        "another for the range it excludes"
     )
 
 

@@ -3,7 +3,7 @@
 @nestjs/core@11.2.10 and its closure (rxjs, reflect-metadata, @nestjs/common, file-type, …) are pinned
 real tarballs (tests/tools/registry-fixtures.txt), published unchanged to verdaccio on loopback. npm
 puts the peers of a listed package at its root, where every other listed package would resolve them;
-the image nests them under the packages that reach them, as it nests every other dependency. Each
+the image puts them, as every package npm hoists, in the folder of the trust tier that needs them. Each
 distinct tarball is extracted once into the image's store; every installed copy is hard links to it.
 """
 
@@ -32,6 +32,8 @@ RunImage = Callable[..., Run]
 NEST = "sha512-3tzOVDoo701CNCb+J6JYJvXjZJLpdQnhMjjKg8bM5ePqqteYdyyvCXJzGcRpnTvjTlfDing+H7X9jp57TfWhRQ=="
 CORE = "node_modules/@nestjs/core"
 APP = "node_modules/acme-app"
+UNTRUSTED = "node_modules/.store/untrusted/node_modules"
+FIRST = "node_modules/.store/first-party/node_modules"
 LOAD = r"""
 const path = require("path");
 const from = require("module").createRequire(path.resolve(process.argv[1], "package.json"));
@@ -64,30 +66,32 @@ def _members(tarball: Path) -> dict[str, bytes]:
         }
 
 
-def test_the_peers_of_an_untrusted_package_are_nested_under_it(
+def test_the_peers_of_an_untrusted_package_stay_in_its_tier(
     tmp_path: Path, realworld_registry: LocalRegistry, run_image: RunImage
 ) -> None:
     run = _build(tmp_path, run_image, "out")
     assert run.code == 0, run.err
     rows = {path: (version, chain, trust) for path, version, chain, trust in closure_rows(run)}
-    # npm's lock has the peers at the root, acme-app's rxjs deduped onto @nestjs/core's (npm resolves a peer
-    # only beside its dependent, so the image folder's npm files keep npm's placement): the image has only
-    # listed packages there
+    # npm's lock has the peers at the root, acme-app's rxjs deduped onto @nestjs/core's: the image has only
+    # listed packages there, and the rest in the folder of each trust tier that needs it
     npm_lock = json.loads((run.image / "package-lock.json").read_text())["packages"]
     assert "node_modules/rxjs" in npm_lock and "node_modules/acme-app/node_modules/rxjs" not in npm_lock
     assert npm_lock["node_modules/reflect-metadata"]["peer"] and npm_lock["node_modules/@nestjs/common"]["peer"]
     assert sorted(p for p in rows if p.count("node_modules/") == 1) == [CORE, APP]
     root = sorted(e.name for e in (run.image / "node_modules").iterdir() if not e.name.startswith("."))
     assert root == ["@nestjs", "acme-app"] and os.listdir(run.image / "node_modules/@nestjs") == ["core"]
-    assert rows[f"{CORE}/node_modules/rxjs"] == ("7.8.2", "@nestjs/core > rxjs", "untrusted")
-    assert rows[f"{CORE}/node_modules/reflect-metadata"] == ("0.2.2", "@nestjs/core > reflect-metadata", "untrusted")
-    assert rows[f"{CORE}/node_modules/@nestjs/common"] == ("11.2.10", "@nestjs/core > @nestjs/common", "untrusted")
-    # a top moves with the folders npm nested in it: @nestjs/common's own dependencies come along
-    common = f"{CORE}/node_modules/@nestjs/common"
+    assert sorted(os.listdir(run.image / "node_modules/.store")) == ["first-party", "untrusted"]
+    assert rows[f"{UNTRUSTED}/rxjs"] == ("7.8.2", "@nestjs/core > rxjs", "untrusted")
+    assert rows[f"{UNTRUSTED}/reflect-metadata"] == ("0.2.2", "@nestjs/core > reflect-metadata", "untrusted")
+    assert rows[f"{UNTRUSTED}/@nestjs/common"] == ("11.2.10", "@nestjs/core > @nestjs/common", "untrusted")
     chain = "@nestjs/core > @nestjs/common > file-type"
-    assert rows[f"{common}/node_modules/file-type"] == ("21.3.4", chain, "untrusted")
+    assert rows[f"{UNTRUSTED}/file-type"] == ("21.3.4", chain, "untrusted")
     # the first-party package gets its own copy of rxjs, at its own tier; the untrusted closure is out of its reach
-    assert rows[f"{APP}/node_modules/rxjs"] == ("7.8.2", "acme-app > rxjs", "first-party")
+    assert rows[f"{FIRST}/rxjs"] == ("7.8.2", "acme-app > rxjs", "first-party")
+    assert sorted(p.removeprefix(f"{FIRST}/") for p in rows if p.startswith(FIRST)) == ["debug", "ms", "rxjs", "tslib"]
+    # each listed package links the hoisted packages it depends on, and nothing else
+    assert sorted(os.listdir(run.image / APP / "node_modules")) == ["debug", "rxjs"]
+    assert os.readlink(run.image / CORE / "node_modules/rxjs") == "../../../.store/untrusted/node_modules/rxjs"
     found = resolve_from(
         run.image,
         [
@@ -96,19 +100,21 @@ def test_the_peers_of_an_untrusted_package_are_nested_under_it(
             (APP, "@nestjs/common"),
             (APP, "file-type"),
             (CORE, "rxjs"),
-            (f"{CORE}/node_modules/@nestjs/common", "rxjs"),
-            (f"{CORE}/node_modules/@nestjs/common", "reflect-metadata"),
+            (f"{UNTRUSTED}/@nestjs/common", "rxjs"),
+            (f"{UNTRUSTED}/@nestjs/common", "reflect-metadata"),
+            (f"{FIRST}/rxjs", "reflect-metadata"),
             (".", "rxjs"),
         ],
     )
     assert found == {
-        f"{APP} rxjs": f"{APP}/node_modules/rxjs/dist/cjs/index.js",
+        f"{APP} rxjs": f"{FIRST}/rxjs/dist/cjs/index.js",
         f"{APP} reflect-metadata": "MODULE_NOT_FOUND",
         f"{APP} @nestjs/common": "MODULE_NOT_FOUND",
         f"{APP} file-type": "MODULE_NOT_FOUND",
-        f"{CORE} rxjs": f"{CORE}/node_modules/rxjs/dist/cjs/index.js",
-        f"{CORE}/node_modules/@nestjs/common rxjs": f"{CORE}/node_modules/rxjs/dist/cjs/index.js",
-        f"{CORE}/node_modules/@nestjs/common reflect-metadata": f"{CORE}/node_modules/reflect-metadata/Reflect.js",
+        f"{CORE} rxjs": f"{UNTRUSTED}/rxjs/dist/cjs/index.js",
+        f"{UNTRUSTED}/@nestjs/common rxjs": f"{UNTRUSTED}/rxjs/dist/cjs/index.js",
+        f"{UNTRUSTED}/@nestjs/common reflect-metadata": f"{UNTRUSTED}/reflect-metadata/Reflect.js",
+        f"{FIRST}/rxjs reflect-metadata": "MODULE_NOT_FOUND",
         ". rxjs": "MODULE_NOT_FOUND",
     }
     # and the real thing loads from where it is installed, its peers with it
@@ -123,7 +129,7 @@ def test_copies_of_one_tarball_are_read_only_hard_links_to_its_verified_content(
     assert run.code == 0, run.err
     real = fixture_tarball("rxjs@7.8.2")
     expected = _members(real)
-    copies = [run.image / CORE / "node_modules/rxjs", run.image / APP / "node_modules/rxjs"]
+    copies = [run.image / UNTRUSTED / "rxjs", run.image / FIRST / "rxjs"]
     for copy in copies:
         # the very files of the real tarball, byte for byte, nothing more (beside the folders nested in it)
         files = {rel: data for rel, data in tree_bytes(copy).items() if not rel.startswith("node_modules/")}
@@ -133,12 +139,12 @@ def test_copies_of_one_tarball_are_read_only_hard_links_to_its_verified_content(
         assert (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino), rel  # one file on disk, two names
         assert one.st_nlink == 3  # the two copies and the store's entry
         assert stat.S_IMODE(one.st_mode) == 0o444  # read-only: nothing in the image writes through the link
-    # one entry per distinct tarball, however many copies: 29 folders (25 under @nestjs/core, 4 under acme-app)
-    # from 21 tarballs (one package at two versions: npm takes each range's "latest" where it satisfies it)
+    # one entry per distinct tarball, however many copies: 24 folders (20 in the untrusted tier for @nestjs/core,
+    # 4 in the first-party tier for acme-app: debug, ms, rxjs, tslib, which @nestjs/core needs too) from 20 tarballs
     store = run.image / ".neuralis-cache/store"
     entries = sorted(p.name for p in store.iterdir() if p.is_dir())
     registry_rows = [c for c in run.report["closure"] if c["path"] not in (CORE, APP)]
-    assert len(registry_rows) == 29 and len(entries) == len({c["integrity"] for c in registry_rows}) == 21
+    assert len(registry_rows) == 24 and len(entries) == len({c["integrity"] for c in registry_rows}) == 20
     # a second build gives the same bytes and the same report; --frozen from the first's locks reproduces it
     second = _build(tmp_path, run_image, "b")
     assert second.code == 0, second.err
@@ -160,7 +166,7 @@ def test_a_store_entry_changed_on_disk_is_extracted_afresh(
 ) -> None:
     run = _build(tmp_path, run_image, "out")
     assert run.code == 0, run.err
-    copy = run.image / APP / "node_modules/rxjs/package.json"
+    copy = run.image / FIRST / "rxjs/package.json"
     good = copy.read_bytes()
     # someone writes through a link (only possible after making it writable): the store entry no longer matches
     # its listing, so the next build writes a fresh entry and links the image to that, not to the changed file

@@ -8,6 +8,7 @@ their install scripts, a dependency that is not on a registry.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -42,7 +43,8 @@ def test_proxy_agent_installs_as_npm_installs_it(
     assert run.code == 0, run.err + run.out
     assert run.package("acme-fetcher")["status"] == "loaded"
     proxy = next(c for c in run.report["closure"] if c["name"] == "proxy-agent")
-    assert (proxy["path"], proxy["version"]) == ("node_modules/acme-fetcher/node_modules/proxy-agent", "6.5.0")
+    path = "node_modules/.store/first-party/node_modules/proxy-agent"
+    assert (proxy["path"], proxy["version"]) == (path, "6.5.0")
     assert len(run.report["closure"]) == 28  # the listed package and proxy-agent's 27 packages
     loaded = node_in(run.image, "console.log(typeof require('./node_modules/acme-fetcher').ProxyAgent)")
     assert loaded == "function\n"
@@ -51,19 +53,19 @@ def test_proxy_agent_installs_as_npm_installs_it(
 def test_two_ranges_that_meet_are_not_reported_as_a_conflict_of_ranges(
     tmp_path: Path, realworld_registry: LocalRegistry, run_image: RunImage
 ) -> None:
-    """ "1.6.0" and "^1.6.0" meet at 1.6.0; npm resolves each listed package's tree on its own and takes
-    1.6.1 for "^1.6.0". The report says that, where it used to say the ranges do not meet."""
+    """ "1.6.0" and "^1.6.0" meet at 1.6.0, and npm installs 1.6.0 once for both (the registry's latest is
+    1.6.1). The report names no conflict, where it used to say the ranges do not meet."""
     for name, wanted in (("acme-a", "1.6.0"), ("acme-b", "^1.6.0")):
         data = manifest(name=name, dependencies={"@colors/colors": wanted})
         write_tgz(tmp_path / "tgz", f"{name}.tgz", package_tgz(data))
     run = run_image(spec_text({"source": "tgz/acme-a.tgz"}, {"source": "tgz/acme-b.tgz"}))
     assert run.code == 0, run.err
-    assert [c["message"] for c in run.report["conflicts"] if c["kind"] == "versions"] == [
-        "@colors/colors is installed at 2 versions (1.6.0 for acme-a (1.6.0); 1.6.1 for acme-b (^1.6.0)): the "
-        "ranges meet (1.6.0 satisfies every one), but npm resolves the dependencies of each listed package under "
-        "it, apart from the other listed packages' (nothing is shared between them), and chose a version for each "
-        "range there"
-    ]
+    assert [c for c in run.report["conflicts"] if c["kind"] == "versions"] == []
+    colors = [(c["path"], c["version"]) for c in run.report["closure"] if c["name"] == "@colors/colors"]
+    assert colors == [("node_modules/.store/first-party/node_modules/@colors/colors", "1.6.0")]
+    for name in ("acme-a", "acme-b"):
+        link = run.image / "node_modules" / name / "node_modules/@colors/colors"
+        assert os.readlink(link) == "../../../.store/first-party/node_modules/@colors/colors"
 
 
 def test_native_modules_are_loaded_once_and_told_apart(
@@ -88,21 +90,23 @@ def test_native_modules_are_loaded_once_and_told_apart(
     run = run_image(spec)
     assert run.code == 1, run.err  # a host-dependency's native module that cannot load is an error
     loads = {s["path"]: s["load"] for s in run.report["scripts"]}
-    assert loads["node_modules/acme-crypto/node_modules/bcrypt"] == {"status": "works", "detail": None}
+    # npm hoists bcrypt 6 and better-sqlite3 (into the first-party tier's folder) and nests bcrypt 5.1.1
+    first = "node_modules/.store/first-party/node_modules"
+    assert loads[f"{first}/bcrypt"] == {"status": "works", "detail": None}
     assert loads["node_modules/acme-legacy/node_modules/bcrypt"] == {
         "status": "fails",
         "detail": "MODULE_NOT_FOUND: Cannot find module "
         "'node_modules/acme-legacy/node_modules/bcrypt/lib/binding/napi-v3/bcrypt_lib.node'",
     }
-    assert loads["node_modules/acme-db/node_modules/better-sqlite3"]["status"] == "fails"
-    assert loads["node_modules/acme-db/node_modules/better-sqlite3"]["detail"].startswith(
-        "Could not locate the bindings file. Tried: → node_modules/acme-db/node_modules/better-sqlite3/build/"
+    assert loads[f"{first}/better-sqlite3"]["status"] == "fails"
+    assert loads[f"{first}/better-sqlite3"]["detail"].startswith(
+        f"Could not locate the bindings file. Tried: → {first}/better-sqlite3/build/"
     )
     failing = {(c["name"], c["severity"]) for c in run.report["conflicts"] if c["kind"] == "load"}
     assert failing == {("bcrypt", "warning"), ("better-sqlite3", "error")}
     db = next(c["message"] for c in run.report["conflicts"] if c["kind"] == "load" and c["name"] == "better-sqlite3")
     assert db.startswith(
-        "better-sqlite3@12.11.1 (node_modules/acme-db/node_modules/better-sqlite3, via acme-db → better-sqlite3) will "
+        f"better-sqlite3@12.11.1 ({first}/better-sqlite3, via acme-db → better-sqlite3) will "
         "fail at run time: Could not locate the bindings file."
     )
     assert db.endswith(
@@ -113,7 +117,7 @@ def test_native_modules_are_loaded_once_and_told_apart(
     # npm's engine check, against the host profile's Node: better-sqlite3 wants 20.x or later
     engines = [c["message"] for c in run.report["conflicts"] if c["kind"] == "engines"]
     assert engines == [
-        "better-sqlite3@12.11.1 (node_modules/acme-db/node_modules/better-sqlite3, via acme-db → better-sqlite3) "
+        f"better-sqlite3@12.11.1 ({first}/better-sqlite3, via acme-db → better-sqlite3) "
         "declares engines.node '20.x || 22.x || 23.x || 24.x || 25.x || 26.x', which Node 18.20.8 (the host "
         "profile's nodeVersion) does not satisfy: npm warns EBADENGINE and installs it, and it may fail at run time"
     ]
@@ -121,7 +125,7 @@ def test_native_modules_are_loaded_once_and_told_apart(
     # the working one really works from where the image put it
     hashed = node_in(
         run.image,
-        "const b = require('./node_modules/acme-crypto/node_modules/bcrypt');"
+        "const b = require(require.resolve('bcrypt', {paths: ['./node_modules/acme-crypto']}));"
         "console.log(b.compareSync('pw', b.hashSync('pw', 4)))",
     )
     assert hashed == "true\n"
@@ -131,10 +135,11 @@ def test_a_refused_package_s_real_closure_is_out_of_npm_s_files(
     tmp_path: Path, realworld_registry: LocalRegistry, run_image: RunImage
 ) -> None:
     """acme-fetcher brings proxy-agent@6.5.0 and its 27 packages, and a neuralis dependency that is refused:
-    acme-fetcher leaves the image, and its closure leaves OUT's package.json and lock, so `npm ls` passes in
-    OUT and `npm ci` of OUT's files installs the image and nothing of what was refused."""
+    acme-fetcher leaves the image, and its closure leaves OUT's package.json and lock, so `npm ci` of OUT's files
+    installs the image's packages (in npm's hoisted layout) and nothing of what was refused, and `npm ls` passes
+    there."""
     from tests.image.test_closure_e2e import publish
-    from tests.image.test_outfiles_e2e import npm
+    from tests.image.test_outfiles_e2e import as_npm_lays_it_out, npm
 
     publish(realworld_registry, tmp_path, manifest({"credentials": [{"id": "bad/id", "label": "x"}]}, name="acme-bad"))
     t = tmp_path / "tgz"
@@ -148,14 +153,12 @@ def test_a_refused_package_s_real_closure_is_out_of_npm_s_files(
     assert sorted(lock["packages"]) == [
         "",
         "node_modules/acme-crypto",
-        "node_modules/acme-crypto/node_modules/bcrypt",
-        "node_modules/acme-crypto/node_modules/node-addon-api",
-        "node_modules/acme-crypto/node_modules/node-gyp-build",
+        "node_modules/bcrypt",
+        "node_modules/node-addon-api",
+        "node_modules/node-gyp-build",
     ]
     resolution = json.loads((run.image / ".neuralis-resolution/package-lock.json").read_text())
-    assert sum(1 for p in resolution["packages"] if p.startswith("node_modules/acme-fetcher/")) == 28
-    listed = npm(["ls", "--all"], run.image, realworld_registry)
-    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "node_modules/proxy-agent" in resolution["packages"] and len(resolution["packages"]) == 34
     copy = tmp_path / "ci"
     copy.mkdir()
     for name in ("package.json", "package-lock.json"):
@@ -163,8 +166,10 @@ def test_a_refused_package_s_real_closure_is_out_of_npm_s_files(
     shutil.copytree(run.image / ".neuralis-tarballs", copy / ".neuralis-tarballs")
     done = npm(["ci", "--ignore-scripts", "--no-audit", "--no-fund"], copy, realworld_registry)
     assert done.returncode == 0, done.stderr
-    ours = tree_bytes(run.image / "node_modules")
+    ours = as_npm_lays_it_out(run.image / "node_modules")
     # npm's own bookkeeping and its .bin links aside (the image links no bins: the host runs none)
     theirs = tree_bytes(copy / "node_modules")
-    assert ours == {k: v for k, v in theirs.items() if not k.endswith(".package-lock.json") and "/.bin/" not in k}
-    assert not any(k.startswith("acme-fetcher") for k in theirs)
+    assert ours == {k: v for k, v in theirs.items() if not k.endswith(".package-lock.json") and ".bin/" not in k}
+    assert not any(k.startswith(("acme-fetcher", "proxy-agent")) for k in theirs)
+    listed = npm(["ls", "--all"], copy, realworld_registry)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
