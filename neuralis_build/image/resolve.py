@@ -105,7 +105,7 @@ def resolve(admitted: list[Admitted], staging: Path, out: Path, *, frozen: bool,
     previous_manifest = _read(previous / MANIFEST)
     previous_lock = previous / NPM_LOCK
     if frozen:
-        if previous_manifest != manifest:
+        if not _covers(previous_manifest, admitted):
             raise UsageError(
                 f"--frozen: the admitted packages differ from {previous / MANIFEST} (the packages npm's lock was "
                 "made for)",
@@ -133,9 +133,10 @@ class Ahead:
     """npm's resolution started early, while the admitted packages are staged and checked: it waits on the registry.
 
     It resolves the packages that are alive once every tarball is read, in a folder of its own. If the
-    same packages (names and integrities) are admitted in the end, its folder becomes the resolution's;
-    else (a package was refused meanwhile, or npm failed) it is thrown away and npm runs again, so an
-    error is raised where it always is.
+    packages admitted in the end are among them (names and integrities), its folder becomes the
+    resolution's: a package refused meanwhile is left out of the walk, as one refused after npm ran is.
+    Else (a package changed, or npm failed) it is thrown away and npm runs again, so an error is
+    raised where it always is.
     """
 
     def __init__(self, admitted: list[Admitted], folder: Path, out: Path, npm: Runner) -> None:
@@ -157,12 +158,28 @@ class Ahead:
         self.thread.join()
 
     def take(self, admitted: list[Admitted], folder: Path) -> NpmLock | None:
-        """npm's lock for ``admitted``, its files moved to ``folder``; None when it resolved other packages."""
+        """npm's lock for ``admitted``, its files moved to ``folder``; None when it resolved other packages.
+
+        A lock of more packages serves: a package refused while npm ran is one more listed package the walk
+        does not start from, as a package refused after the resolution is (tree.py).
+        """
         self.thread.join()
-        if self.lock is None or _key(admitted) != self.key or folder.exists():
+        if self.lock is None or not set(_key(admitted)) <= set(self.key) or folder.exists():
             return None
         self.folder.replace(folder)
         return self.lock
+
+
+def _covers(manifest: str | None, admitted: list[Admitted]) -> bool:
+    """Whether a generated package.json lists every admitted package at its very tarball (and maybe more:
+    the packages refused after npm resolved them)."""
+    if manifest is None:
+        return False
+    try:
+        listed = json.loads(manifest).get("dependencies") or {}
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(listed, dict) and all(listed.get(a.name) == a.spec for a in admitted)
 
 
 def _key(admitted: list[Admitted]) -> list[tuple[str, str]]:
@@ -192,6 +209,10 @@ def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
     problems: list[str] = []
     foreign = 0  # entries that come from outside a registry: the package's fault, not the lock's
     listed = {f"{MODULES}{a.name}": a for a in admitted}
+    # the other listed packages npm resolved with them (refused since): their validated tarballs, at the root
+    resolved_with = {
+        f"{MODULES}{n}" for n, spec in lock.root_dependencies.items() if spec.startswith(f"file:{TARBALLS}/")
+    }
     for path, a in sorted(listed.items()):
         node = lock.nodes.get(path)
         if node is None:
@@ -203,6 +224,8 @@ def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
             )
     for path, node in sorted(lock.nodes.items()):
         if path in listed or node.in_bundle:
+            continue
+        if path in resolved_with and node.resolved == lock.root_dependencies[node.name]:
             continue
         where = f"{node.name}@{node.version} at {path}"
         if node.link:

@@ -567,6 +567,56 @@ def test_peers_on_the_host_react_are_left_to_the_host_and_checked(
     assert [c["kind"] for c in alone.report["conflicts"]] == ["peer"]
 
 
+def test_npm_resolves_once_when_a_package_is_refused_while_it_runs(
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """npm starts on every listed tarball as soon as it is read; a package the checks refuse meanwhile is one
+    more listed package the walk does not start from, so npm is not run again, and --frozen builds from it."""
+    from neuralis_build.image import npmcli
+
+    calls: list[list[str]] = []
+    real = npmcli.run
+
+    def counting(command: list[str], **kwargs: object) -> object:
+        calls.append([str(c) for c in command[1:3]])
+        return real(command, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(npmcli, "run", counting)
+    t = tmp_path / "tgz"
+    bad = manifest({"credentials": [{"id": "bad/id", "label": "x"}]}, name="acme-bad", dependencies={"ms": "2.0.0"})
+    bad_tgz, ok_tgz = package_tgz(bad), package_tgz(manifest(name="acme-ok", dependencies={"debug": "4.4.3"}))
+    write_tgz(t, "bad.tgz", bad_tgz)
+    write_tgz(t, "ok.tgz", ok_tgz)
+    spec = spec_text(
+        {"source": "tgz/bad.tgz", "integrity": integrity_of(bad_tgz)},
+        {"source": "tgz/ok.tgz", "integrity": integrity_of(ok_tgz)},
+    )
+    run = run_image(spec, "--allow-refused")
+    assert run.code == 0, run.err
+    assert run.package("acme-bad")["status"] == "refused"
+    assert calls.count(["install", "--package-lock-only"]) == 1
+    store = "node_modules/.store/first-party/node_modules"
+    # the refused package's ms@2.0.0 took npm's root, so debug's ms@2.1.3 is nested under it, as npm placed it
+    paths = [(c["path"], c["version"]) for c in run.report["closure"]]
+    assert paths == [
+        (f"{store}/debug", "4.4.3"),
+        (f"{store}/debug/node_modules/ms", "2.1.3"),
+        ("node_modules/acme-ok", "1.0.0"),
+    ]
+    # npm's whole resolution names the refused package (kept for the next build); the image's files do not
+    resolution = json.loads((run.image / ".neuralis-resolution/package.json").read_text())
+    assert sorted(resolution["dependencies"]) == ["acme-bad", "acme-ok"]
+    assert sorted(json.loads((run.image / "package.json").read_text())["dependencies"]) == ["acme-ok"]
+    assert (
+        "node_modules/ms" in json.loads((run.image / ".neuralis-resolution/package-lock.json").read_text())["packages"]
+    )
+    before = tree_bytes(run.image / "node_modules")
+    frozen = run_image(spec, "--allow-refused", "--frozen")
+    assert frozen.code == 0, frozen.err
+    assert calls.count(["install", "--package-lock-only"]) == 1
+    assert tree_bytes(run.image / "node_modules") == before
+
+
 def test_a_listed_name_always_resolves_to_its_own_tarball(
     tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
 ) -> None:
