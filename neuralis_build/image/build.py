@@ -33,12 +33,24 @@ from neuralis_build.image.listed import Listed, record_of
 from neuralis_build.image.npmcli import Runner, run_npm
 from neuralis_build.image.npmlock import NPM_LOCK
 from neuralis_build.image.outfiles import write_npm_files
+from neuralis_build.image.registrytarballs import TarballStore
 from neuralis_build.image.report import REPORT, ImageResult
-from neuralis_build.image.resolve import AHEAD_DIR, MANIFEST, RESOLUTION, RESOLVE_DIR, TARBALLS, Admitted, Ahead
+from neuralis_build.image.resolve import (
+    AHEAD_DIR,
+    MANIFEST,
+    RESOLUTION,
+    RESOLVE_DIR,
+    TARBALLS,
+    Admitted,
+    Ahead,
+    previous_inputs,
+)
 from neuralis_build.image.sbom import SBOM, render_sbom
 from neuralis_build.image.sizes import measure
 from neuralis_build.image.spec import ImageSpec
+from neuralis_build.image.store import Store
 from neuralis_build.image.tree import Diverged, Tree, admitted_of
+from neuralis_build.image.unpack import Prefetch
 from neuralis_build.image.work import PackageFinished, Work
 
 __all__ = ["BuildInterrupted", "PackageFinished", "build_image"]
@@ -174,7 +186,15 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
     cache = Cache(out)
     staging = atomic.staging_dir(out, STAGING_PREFIX)
     ahead: Ahead | None = None
+    prefetch: Prefetch | None = None
     try:
+        if run.frozen:  # the lock names every registry tarball: they come in while the listed packages are checked
+            prefetch = Prefetch(
+                previous_inputs(out) / NPM_LOCK,
+                TarballStore(out / CACHE_DIR / "registry"),
+                Store(out / CACHE_DIR / "store"),
+                run.jobs,
+            )
         # 1. the listed packages, each a value through its own stages: fetch and read (hostile-input rules),
         # build and pack folders, stage with the files whitelist, check; then node resolves each
         entries = [Listed(p) for p in run.spec.packages]
@@ -204,6 +224,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         # 2. npm resolves their closure; it is written where the lock places it; its neuralis packages judged
         plan = kept.plan if kept is not None else None
         tree = Tree(works, root, staging / RESOLVE_DIR, out, host, run.jobs, limits, run.npm, plan)
+        tree.prefetch = prefetch
         tree.resolve(run.frozen, ahead)
         tree.install()
         tree.discover()
@@ -271,6 +292,8 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
     finally:
         if ahead is not None:
             ahead.wait()  # its npm writes under staging
+        if prefetch is not None:
+            prefetch.wait()  # it writes into the cache
         atomic.remove(staging)
 
 

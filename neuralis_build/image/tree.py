@@ -26,7 +26,7 @@ from neuralis_build.image.registrytarballs import TarballStore, Wanted
 from neuralis_build.image.resolve import Admitted, Ahead, resolve
 from neuralis_build.image.store import Store
 from neuralis_build.image.tiers import Layout, layout_of, links_of
-from neuralis_build.image.unpack import unpack_all
+from neuralis_build.image.unpack import Prefetch, unpack_all
 from neuralis_build.image.work import Work
 from neuralis_build.npm.packagejson import MANIFEST
 
@@ -101,6 +101,7 @@ class Tree:
         self.blocked: dict[str, tuple[str, str]] = {}  # path -> (what is refused, why)
         self.written: dict[str, Written] = {}
         self.found: list[Found] = []
+        self.prefetch: Prefetch | None = None  # --frozen: the lock's tarballs, fetched while the packages are checked
 
     def admitted(self) -> list[Work]:
         return [w for w in self.works if w.alive and w.staged is not None and w.integrity]
@@ -134,6 +135,8 @@ class Tree:
             for path, p in sorted(self.closure.placed.items())
             if path not in self.closure.listed and not p.node.in_bundle and p.node.integrity
         }
+        if self.prefetch is not None:
+            self.prefetch.wait()  # what it put in the store is taken from there
         unpacked = unpack_all(list(wanted.values()), self.tarballs, self.store, self.limits, self.jobs, self.npm)
         links = links_of(self.closure.edges, self.closure.placed, self.layout)
         done = materialize(self.closure, self.root, unpacked, self.jobs, self.closure.listed, links)

@@ -10,9 +10,10 @@ entry the store already holds untouched is neither fetched nor read again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from neuralis_build.image.extract import ArchiveRefused, Entry, Limits, read_tarball
 from neuralis_build.image.materialize import Written, facts_of_folder, manifest_of, written_of
@@ -39,19 +40,21 @@ def unpack_all(
 ) -> dict[str, Outcome]:
     """Every wanted tarball in the store (by integrity), or its refusal; fetched directly, else through npm."""
 
-    def one(w: Wanted, downloads: Downloads | None) -> Outcome | None:
-        entry = store.get(w.integrity)
-        try:
-            if entry is not None:
-                return Unpacked(entry, facts_of_folder(entry.folder))
-            data = tarballs.fetch(w, downloads) if downloads is not None else tarballs.get(w.integrity)
-            return None if data is None else extract(store, w.integrity, data, limits)
-        except ArchiveRefused as exc:
-            return exc
+    with _Extractors(jobs, len(wanted)) as extractors:
 
-    # fetching waits on the network: more workers than cores pay off
-    with Downloads() as downloads, ThreadPoolExecutor(max_workers=max(4, min(16, jobs * 4))) as pool:
-        got = dict(zip((w.integrity for w in wanted), pool.map(lambda w: one(w, downloads), wanted), strict=True))
+        def one(w: Wanted, downloads: Downloads | None) -> Outcome | None:
+            entry = store.get(w.integrity)
+            try:
+                if entry is not None:
+                    return Unpacked(entry, facts_of_folder(entry.folder))
+                data = tarballs.fetch(w, downloads) if downloads is not None else tarballs.get(w.integrity)
+                return None if data is None else extractors.extract(store, w.integrity, data, limits)
+            except ArchiveRefused as exc:
+                return exc
+
+        # fetching waits on the network: more workers than cores pay off
+        with Downloads() as downloads, ThreadPoolExecutor(max_workers=max(4, min(16, jobs * 4))) as pool:
+            got = dict(zip((w.integrity for w in wanted), pool.map(lambda w: one(w, downloads), wanted), strict=True))
     failed = [w for w in wanted if got[w.integrity] is None]
     if failed:
         tarballs.fetch_through_npm(failed, npm)  # raises when npm cannot fetch one either
@@ -62,6 +65,57 @@ def unpack_all(
             raise FileNotFoundError(f"the tarball {integrity} is not in the store after npm fetched it")
         out[integrity] = outcome
     return out
+
+
+PROCESSES_FROM = 16
+"""Tarballs at which reading and extracting move to ``--jobs`` worker processes: the hostile-input reader is
+Python, bound to one core in threads; a pool pays off only past a handful of tarballs."""
+
+
+class _Extractors:
+    """Where tarballs are read and extracted: in this process, or, for many tarballs and ``jobs`` > 1, in a pool of
+    ``jobs`` worker processes."""
+
+    def __init__(self, jobs: int, count: int) -> None:
+        self.jobs = jobs if jobs > 1 and count >= PROCESSES_FROM else 1
+        self.pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> _Extractors:
+        if self.jobs > 1:
+            import multiprocessing
+
+            # forked (no start-up cost, nothing imported again), and all at once here, before the download threads
+            # start: no other thread of this build holds a lock a worker could inherit
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"))
+            for ready in [self.pool.submit(_ready) for _ in range(self.jobs)]:
+                ready.result()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def extract(self, store: Store, integrity: str, data: bytes, limits: Limits) -> Unpacked:
+        if self.pool is None:
+            return extract(store, integrity, data, limits)
+        kind, value = self.pool.submit(_extract_in_worker, store.folder, integrity, data, limits).result()
+        if kind == "refused":
+            rule, message, hint = value
+            raise ArchiveRefused(rule, message, hint)
+        assert isinstance(value, Unpacked)
+        return value
+
+
+def _ready() -> None:
+    """A worker's first task: it exists."""
+
+
+def _extract_in_worker(folder: Path, integrity: str, data: bytes, limits: Limits) -> tuple[str, Any]:
+    """``extract`` in a worker process; a refusal comes back as a value (an exception's pickling loses its rule)."""
+    try:
+        return "ok", extract(Store(folder), integrity, data, limits)
+    except ArchiveRefused as exc:
+        return "refused", (exc.rule, exc.message, exc.hint or "")
 
 
 def extract(store: Store, integrity: str, data: bytes, limits: Limits) -> Unpacked:
@@ -81,3 +135,44 @@ def _bin_targets(manifest: dict[str, object], entries: Sequence[Entry]) -> froze
     """npm (pacote) installs every ``bin`` target executable, whatever mode the tarball gave it."""
     files = {e.path for e in entries}
     return frozenset(rel for t in normalize_bin(manifest).values() if (rel := t.removeprefix("./")) in files)
+
+
+class Prefetch:
+    """With ``--frozen`` the lock names every registry tarball before the listed packages are checked: download
+    them into the tarball store meanwhile. Only the downloads overlap (they wait on the network); reading and
+    extracting stay with the install, which would otherwise compete for the interpreter with the checks.
+
+    Best effort: a tarball it could not get is fetched by the install itself (``unpack_all`` finds what this
+    put in the store). Platform-specific optional packages for another platform are skipped, as the install
+    skips them, and so is what the store already holds extracted.
+    """
+
+    def __init__(self, lock: Path, tarballs: TarballStore, store: Store, jobs: int) -> None:
+        import threading
+
+        self.thread = threading.Thread(target=self._run, args=(lock, tarballs, store, jobs), daemon=True)
+        self.thread.start()
+
+    def _run(self, lock: Path, tarballs: TarballStore, store: Store, jobs: int) -> None:
+        from neuralis_build.image.graph import platform_problem, this_platform
+        from neuralis_build.image.npmlock import read_npm_lock
+
+        try:
+            here = this_platform()
+            wanted = {
+                n.integrity: Wanted(n.resolved, n.integrity, f"{n.package_name}@{n.version}")
+                for n in read_npm_lock(lock).nodes.values()
+                if n.integrity
+                and n.resolved is not None
+                and n.resolved.startswith(("https://", "http://"))
+                and not (n.in_bundle or n.dev or n.link)
+                and platform_problem(n, here) is None
+            }
+            missing = [w for _, w in sorted(wanted.items()) if store.get(w.integrity) is None]
+            with Downloads() as downloads, ThreadPoolExecutor(max_workers=max(4, min(16, jobs * 4))) as pool:
+                list(pool.map(lambda w: tarballs.fetch(w, downloads), missing))
+        except Exception:  # the install fetches, and says what went wrong, in the build's own order
+            return
+
+    def wait(self) -> None:
+        self.thread.join()

@@ -276,3 +276,28 @@ def test_what_is_read_is_what_npm_writes(tmp_path: Path, members: list[tuple[tar
     tarball.write_bytes(raw_tgz(members))
     entries = read_tarball(tarball.read_bytes())
     assert {e.path: e.data for e in entries} == npm_extract(tarball, tmp_path / "npm")
+
+
+def test_worker_processes_extract_as_this_process_does_and_keep_a_refusal_s_rule(tmp_path: Path) -> None:
+    """Many tarballs are read and extracted in ``--jobs`` worker processes: the same entry in the store, the
+    same facts, and a refusal with its rule, message and hint."""
+    from neuralis_build.image.fetch import integrity_of
+    from neuralis_build.image.store import Store
+    from neuralis_build.image.unpack import PROCESSES_FROM, _Extractors, extract
+
+    good = package_tgz({"name": "acme-lib", "version": "1.0.0", "bin": "cli.js"}, {"cli.js": "#!/usr/bin/env node\n"})
+    bad = raw_tgz([MANIFEST, file_info("package/Read.md", b"1"), file_info("package/read.md", b"")])
+    here, there = Store(tmp_path / "here"), Store(tmp_path / "there")
+    expected = extract(here, integrity_of(good), good, Limits())
+    with _Extractors(2, PROCESSES_FROM) as pool:
+        assert pool.pool is not None  # the worker processes are up
+        got = pool.extract(there, integrity_of(good), good, Limits())
+        with pytest.raises(ArchiveRefused) as refused:
+            pool.extract(there, integrity_of(bad), bad, Limits())
+    assert got.written == expected.written and got.entry.files == expected.entry.files
+    assert got.entry.folder == there.folder / expected.entry.folder.name
+    assert (got.entry.folder / "cli.js").stat().st_mode & 0o777 == 0o555  # a bin target, as pacote installs it
+    assert (refused.value.rule.id, refused.value.message) == refusal(bad)
+    assert refused.value.hint
+    with _Extractors(2, PROCESSES_FROM - 1) as few:
+        assert few.pool is None  # a handful of tarballs stays in this process
