@@ -9,6 +9,7 @@ entry the store already holds untouched is neither fetched nor read again.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -77,7 +78,8 @@ class _Extractors:
     ``jobs`` worker processes."""
 
     def __init__(self, jobs: int, count: int) -> None:
-        self.jobs = jobs if jobs > 1 and count >= PROCESSES_FROM else 1
+        # forked workers cost nothing to start on Linux; elsewhere (macOS forks badly) the reading stays here
+        self.jobs = jobs if jobs > 1 and count >= PROCESSES_FROM and sys.platform.startswith("linux") else 1
         self.pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> _Extractors:
