@@ -7,24 +7,29 @@ npm's shape, but not npm's root:
 
 - each listed package is a real folder at the root, ``node_modules/<name>``, with the folders npm
   nested in it;
-- every other package npm placed at the root (a *top*, with the folders nested in it) goes into
-  ``node_modules/.store/<tier>/node_modules/``, once for each trust tier whose listed packages reach
-  it; inside that folder the packages find each other as they do in npm's tree;
-- a listed package reaches its tier's tops through symbolic links in its own ``node_modules``,
-  one for each name its edges resolve to a top (``node_modules/express/node_modules/debug`` →
+- every other package npm placed at the root (a *top*, with the folders nested in it) goes into its
+  own folder of the tier, ``node_modules/.store/<tier>/<name>@<version>/node_modules/<name>``, once
+  for each trust tier whose listed packages reach it, and the tier's ``node_modules/<name>`` is a
+  link to it: inside a tier the packages find each other as they do at npm's root;
+- a listed package reaches its tier's tops through links in its own ``node_modules``, one for each
+  name its edges resolve to a top (``node_modules/express/node_modules/debug`` →
   ``../../.store/first-party/node_modules/debug``), and nothing else.
 
 So a package resolves only what its own tier brought in, plus the listed packages at the root, and
-each edge finds the very package npm chose (the layout's ``find`` is node's walk, links included).
-Node resolves a module from its real path, so a package inside a tier folder looks up through that
-folder, never through the listed package that links to it. The folder is named ``.store`` because
-npm treats a real path under ``node_modules/.store/`` as a store entry (as its own linked install
-strategy lays them out), so ``npm ls`` in the image folder reads the layout as installed.
+each edge finds the very package npm chose (the layout's ``find`` is node's walk, links followed).
+Node resolves a module from its real path, so a package in a tier looks up through the tier's
+folder, never through the listed package that links to it.
+
+Why a folder per top rather than the tier's ``node_modules`` holding them: npm reads a real path
+under ``node_modules/.store/`` as a store entry (its own linked strategy lays them out so), and its
+tree reader attaches a package reached through a link only to that link. With every top behind a
+link of its own, each dependent, a listed package or a top, finds it through a link, and ``npm ls``
+in the image folder reads the image as installed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from neuralis_build.image.npmlock import MODULES, LockNode, NpmLock
@@ -32,6 +37,7 @@ from neuralis_build.trust import TRUST_TIERS, Trust
 
 STORE = f"{MODULES}.store/"
 _NESTED = "/" + MODULES
+_FOLDER = MODULES.rstrip("/")
 
 
 def top_of(path: str) -> str:
@@ -41,35 +47,48 @@ def top_of(path: str) -> str:
 
 
 def tier_folder(tier: Trust) -> str:
-    """The folder whose ``node_modules`` holds one tier's tops: ``node_modules/.store/untrusted``."""
+    """The folder of one tier: ``node_modules/.store/untrusted``; its ``node_modules`` links to its tops."""
     return f"{STORE}{tier}"
+
+
+def stored(tier: Trust, name: str, version: str) -> str:
+    """Where a top is installed in a tier: ``node_modules/.store/untrusted/rxjs@7.8.2/node_modules/rxjs``."""
+    return f"{tier_folder(tier)}/{name.replace('/', '+')}@{version}/{MODULES}{name}"
+
+
+def lookup(start: str) -> Iterator[str]:
+    """The ``node_modules`` folders node searches from the folder ``start`` (``Module._nodeModulePaths``), nearest
+    first: each ancestor's, skipping the ancestors that are themselves ``node_modules`` folders."""
+    parts = start.split("/") if start else []
+    for end in range(len(parts), -1, -1):
+        if end and parts[end - 1] == _FOLDER:
+            continue
+        yield "/".join([*parts[:end], _FOLDER])
 
 
 @dataclass(frozen=True)
 class Layout(NpmLock):
-    """npm's lock at the image's paths: the listed folders where npm put them, the tops once per tier."""
+    """npm's lock at the image's paths: the listed folders where npm put them, the tops once per tier, and the
+    links of each tier's ``node_modules``."""
 
     tiers: Mapping[str, Trust] = field(default_factory=dict)  # listed path -> its tier
+    links: Mapping[str, str] = field(default_factory=dict)  # a tier's node_modules/<name> -> that top's path
 
     def find(self, start: str, name: str) -> LockNode | None:
-        """The node ``require(name)`` finds from ``start``: node's walk, through a listed package's links."""
-        here = start
-        while True:
-            node = self.nodes.get(f"{here}/{MODULES}{name}" if here else f"{MODULES}{name}")
+        """The node ``require(name)`` finds from ``start``: node's walk, following the links."""
+        tier = self.tiers.get(top_of(start))
+        for folder in lookup(start):
+            path = f"{folder}/{name}"
+            node = self.nodes.get(path)
             if node is not None:
                 return node
-            if not here:
-                return None
-            cut = here.rfind(_NESTED)
-            if cut >= 0:
-                here = here[:cut]
-                continue
-            tier = self.tiers.get(here)  # a listed package's own node_modules holds a link to its tier's top
-            if tier is not None:
-                node = self.nodes.get(f"{tier_folder(tier)}/{MODULES}{name}")
-                if node is not None:
-                    return node
-            here = ""
+            if path in self.links:
+                return self.nodes.get(self.links[path])
+            if tier is not None and folder == f"{top_of(start)}/{_FOLDER}":  # a listed package's own links
+                linked = self.links.get(f"{tier_folder(tier)}/{MODULES}{name}")
+                if linked is not None:
+                    return self.nodes.get(linked)
+        return None
 
 
 def layout_of(lock: NpmLock, tiers: Mapping[str, Trust]) -> Layout:
@@ -81,28 +100,38 @@ def layout_of(lock: NpmLock, tiers: Mapping[str, Trust]) -> Layout:
     listed = {f"{MODULES}{n}": t for n, t in tiers.items() if f"{MODULES}{n}" in lock.nodes}
     present = [t for t in TRUST_TIERS if t in listed.values()]
     nodes: dict[str, LockNode] = {}
+    links: dict[str, str] = {}
     for path, node in sorted(lock.nodes.items()):
-        if top_of(path) in listed:
+        top = top_of(path)
+        if top in listed:
             nodes[path] = node
             continue
+        head = lock.nodes.get(top)
+        if head is None:  # a nested entry whose top npm did not write: nothing can reach it
+            continue
         for tier in present:
-            at = f"{tier_folder(tier)}/{path}"
+            at = stored(tier, head.name, head.version) + path[len(top) :]
             nodes[at] = replace(node, path=at)
-    return Layout(lock.root_dependencies, nodes, lock.text, tiers=listed)
+            if path == top:
+                links[f"{tier_folder(tier)}/{MODULES}{node.name}"] = at
+    return Layout(lock.root_dependencies, nodes, lock.text, tiers=listed, links=links)
 
 
 def links_of(edges: Mapping[str, Mapping[str, str]], placed: Mapping[str, object], layout: Layout) -> dict[str, str]:
-    """The links the listed packages need (link path -> target path): one per name an edge under a listed
-    package resolves to its tier's top."""
-    links: dict[str, str] = {}
+    """The links the placed tree needs (link path -> the path it points to): a tier's link to each of its placed
+    tops, and a listed package's link to its tier's link for each name an edge under it resolves to a top."""
+    tops = {real: link for link, real in layout.links.items()}
+    links = {link: real for real, link in tops.items() if real in placed}
     for source, targets in sorted(edges.items()):
         top = top_of(source)
-        if source not in placed or top not in layout.tiers:
+        tier = layout.tiers.get(top)
+        if source not in placed or tier is None:
             continue
         for name, target in sorted(targets.items()):
-            if target.startswith(STORE) and target in placed:
-                links[f"{top}/{MODULES}{name}"] = target
-    return links
+            link = f"{tier_folder(tier)}/{MODULES}{name}"
+            if layout.links.get(link) == target and target in placed:
+                links[f"{top}/{MODULES}{name}"] = link
+    return dict(sorted(links.items()))
 
 
-__all__ = ["STORE", "Layout", "layout_of", "links_of", "tier_folder", "top_of"]
+__all__ = ["STORE", "Layout", "layout_of", "links_of", "lookup", "stored", "tier_folder", "top_of"]

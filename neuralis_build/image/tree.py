@@ -238,14 +238,22 @@ class Tree:
                     scope.rmdir()
 
     def _prune(self, gone: set[str]) -> None:
-        """Remove the folders of paths no longer placed, and the folders that leaves empty (a tier's, a scope's)."""
+        """Remove the folders of paths no longer placed, a tier's links to them, and the folders that leaves
+        empty (a top's, a tier's, a scope's)."""
+        assert self.layout is not None
         top = self.root / MODULES.rstrip("/")
+        linked = {real: link for link, real in self.layout.links.items() if real in gone}
         for path in sorted(gone, key=len):
             target = self._at(path)
-            if target.is_dir():
+            if target.is_dir() and not target.is_symlink():
                 shutil.rmtree(target)
             self.written.pop(path, None)
-            parent = target.parent
-            while parent != top and parent.is_dir() and not any(parent.iterdir()):
-                parent.rmdir()
-                parent = parent.parent
+            for gone_path in (target, self._at(linked[path]) if path in linked else None):
+                if gone_path is None:
+                    continue
+                if gone_path.is_symlink():
+                    gone_path.unlink()
+                parent = gone_path.parent
+                while parent != top and parent.is_dir() and not any(parent.iterdir()):
+                    parent.rmdir()
+                    parent = parent.parent

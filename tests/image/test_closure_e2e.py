@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from neuralis_build.image.fetch import integrity_of
+from neuralis_build.image.tiers import stored
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import LocalRegistry, Run, package_tgz, spec_text, tree_bytes, write_tgz
 
@@ -88,10 +89,10 @@ def test_the_closure_is_installed_where_node_finds_it(
     # npm hoists; the image keeps npm's versions and places, each hoisted package in the folder of the trust
     # tier whose listed packages need it (acme-common 1.1.0 twice: for first-party @acme/one, for trusted acme-two)
     assert closure_rows(run) == [
-        ("node_modules/.store/first-party/node_modules/acme-common", "1.1.0", "@acme/one > acme-common", "first-party"),
-        ("node_modules/.store/first-party/node_modules/debug", "4.4.3", "@acme/one > debug", "first-party"),
-        ("node_modules/.store/first-party/node_modules/ms", "2.1.3", "@acme/one > ms", "first-party"),
-        ("node_modules/.store/trusted/node_modules/acme-common", "1.1.0", "acme-two > acme-common", "trusted"),
+        (stored("first-party", "acme-common", "1.1.0"), "1.1.0", "@acme/one > acme-common", "first-party"),
+        (stored("first-party", "debug", "4.4.3"), "4.4.3", "@acme/one > debug", "first-party"),
+        (stored("first-party", "ms", "2.1.3"), "2.1.3", "@acme/one > ms", "first-party"),
+        (stored("trusted", "acme-common", "1.1.0"), "1.1.0", "acme-two > acme-common", "trusted"),
         ("node_modules/@acme/one", "1.0.0", "@acme/one", "first-party"),
         ("node_modules/acme-three", "1.0.0", "acme-three", "untrusted"),
         ("node_modules/acme-three/node_modules/acme-common", "2.0.0", "acme-three > acme-common", "untrusted"),
@@ -128,22 +129,22 @@ def test_the_closure_is_installed_where_node_finds_it(
             (".", "acme-common"),
             ("node_modules/acme-two", "debug"),
             ("node_modules/acme-three", "debug"),
-            ("node_modules/.store/trusted/node_modules/acme-common", "debug"),
+            (stored("trusted", "acme-common", "1.1.0"), "debug"),
         ],
     )
-    first = "node_modules/.store/first-party/node_modules"
+    common = stored("trusted", "acme-common", "1.1.0")
     assert found == {
-        "node_modules/@acme/one acme-common": f"{first}/acme-common/index.js",
-        "node_modules/@acme/one debug": f"{first}/debug/src/index.js",
-        "node_modules/@acme/one/node_modules/debug ms": f"{first}/ms/index.js",
-        "node_modules/acme-two acme-common": "node_modules/.store/trusted/node_modules/acme-common/index.js",
+        "node_modules/@acme/one acme-common": f"{stored('first-party', 'acme-common', '1.1.0')}/index.js",
+        "node_modules/@acme/one debug": f"{stored('first-party', 'debug', '4.4.3')}/src/index.js",
+        "node_modules/@acme/one/node_modules/debug ms": f"{stored('first-party', 'ms', '2.1.3')}/index.js",
+        "node_modules/acme-two acme-common": f"{common}/index.js",
         "node_modules/acme-two ms": "node_modules/acme-two/node_modules/ms/index.js",
         "node_modules/acme-three acme-common": "node_modules/acme-three/node_modules/acme-common/index.js",
         ". acme-common": "MODULE_NOT_FOUND",  # the root holds the listed packages only
         # nothing crosses a trust boundary: debug is hoisted for first-party @acme/one, in its tier's folder
         "node_modules/acme-two debug": "MODULE_NOT_FOUND",
         "node_modules/acme-three debug": "MODULE_NOT_FOUND",
-        "node_modules/.store/trusted/node_modules/acme-common debug": "MODULE_NOT_FOUND",
+        f"{common} debug": "MODULE_NOT_FOUND",
     }
     assert os.readlink(image / "node_modules/@acme/one/node_modules/debug") == (
         "../../../.store/first-party/node_modules/debug"
@@ -263,7 +264,7 @@ def test_neuralis_dependencies_are_discovered_and_never_gain_trust(
             "host-dependency",
             "first-party",
             "@acme/reports > @acme/helper",
-            "node_modules/.store/first-party/node_modules/@acme/helper",
+            stored("first-party", "@acme/helper", "1.0.0"),
         ),
         (
             "acme-docs",
@@ -271,7 +272,7 @@ def test_neuralis_dependencies_are_discovered_and_never_gain_trust(
             "host-dependency",
             "first-party",
             "@acme/reports > acme-docs",
-            "node_modules/.store/first-party/node_modules/acme-docs",
+            stored("first-party", "acme-docs", "1.0.0"),
         ),
         (
             "acme-sneaky",
@@ -279,7 +280,7 @@ def test_neuralis_dependencies_are_discovered_and_never_gain_trust(
             "installed",
             "trusted",
             "trusted-tools > acme-sneaky",
-            "node_modules/.store/trusted/node_modules/acme-sneaky",
+            stored("trusted", "acme-sneaky", "1.0.0"),
         ),
     ]
     # the first-party copy of @acme/helper claims its config key; the one under shady-tools is the same package
@@ -292,12 +293,12 @@ def test_neuralis_dependencies_are_discovered_and_never_gain_trust(
     assert run.report["tools"] == [{"name": "acme_lookup", "owner": "zeta-tools", "shadowed": ["acme-sneaky"]}]
     helper_paths = [c["path"] for c in run.report["closure"] if c["name"] == "@acme/helper"]
     assert helper_paths == [
-        "node_modules/.store/first-party/node_modules/@acme/helper",
-        "node_modules/.store/untrusted/node_modules/@acme/helper",
+        stored("first-party", "@acme/helper", "1.0.0"),
+        stored("untrusted", "@acme/helper", "1.0.0"),
     ]
     trusts = {c["path"]: c["trust"] for c in run.report["closure"]}
-    assert trusts["node_modules/.store/untrusted/node_modules/@acme/helper"] == "untrusted"
-    assert trusts["node_modules/.store/untrusted/node_modules/acme-sneaky"] == "untrusted"
+    assert trusts[stored("untrusted", "@acme/helper", "1.0.0")] == "untrusted"
+    assert trusts[stored("untrusted", "acme-sneaky", "1.0.0")] == "untrusted"
 
 
 def test_a_refused_dependency_takes_out_what_needs_it(
@@ -333,7 +334,7 @@ def test_a_refused_dependency_takes_out_what_needs_it(
         "node_modules/acme-core": ("loaded", []),
         "node_modules/acme-wants-core2": ("refused", ["NB1812"]),
         "node_modules/acme-fine": ("loaded", []),
-        "node_modules/.store/first-party/node_modules/acme-bad-dep": ("refused", ["NB1002"]),
+        stored("first-party", "acme-bad-dep", "1.0.0"): ("refused", ["NB1002"]),
         "node_modules/acme-wants-core2/node_modules/acme-core": ("refused", ["NB1814"]),
     }
     assert run.package("acme-needs-bad")["diagnostics"][0]["message"] == (
@@ -349,12 +350,14 @@ def test_a_refused_dependency_takes_out_what_needs_it(
     # kept for the next build
     assert sorted(p.name for p in (run.image / "node_modules").iterdir()) == [".store", "acme-core", "acme-fine"]
     assert [c["path"] for c in run.report["closure"]] == [
-        "node_modules/.store/first-party/node_modules/acme-plain",
+        stored("first-party", "acme-plain", "1.0.0"),
         "node_modules/acme-core",
         "node_modules/acme-fine",
     ]
     # the refused packages' hoisted dependencies left with them, and the folders that left empty
-    assert [p.name for p in (run.image / "node_modules/.store/first-party/node_modules").iterdir()] == ["acme-plain"]
+    tier = run.image / "node_modules/.store/first-party"
+    assert sorted(p.name for p in tier.iterdir()) == ["acme-plain@1.0.0", "node_modules"]
+    assert [p.name for p in (tier / "node_modules").iterdir()] == ["acme-plain"]
     lock = json.loads((run.image / "package-lock.json").read_text())
     assert "node_modules/acme-bad-dep" not in lock["packages"]
     resolution = json.loads((run.image / ".neuralis-resolution" / "package-lock.json").read_text())
@@ -378,14 +381,14 @@ def test_install_scripts_never_run_and_are_reported(
     works = {"status": "works", "detail": None}
     assert run.report["scripts"] == [
         {
-            "path": "node_modules/.store/first-party/node_modules/acme-gyp",
+            "path": stored("first-party", "acme-gyp", "1.0.0"),
             "name": "acme-gyp",
             "version": "1.0.0",
             "scripts": {"install": "node-gyp rebuild (implied by binding.gyp)"},
             "load": works,  # its binding.gyp names no addon target
         },
         {
-            "path": "node_modules/.store/first-party/node_modules/acme-post",
+            "path": stored("first-party", "acme-post", "1.0.0"),
             "name": "acme-post",
             "version": "1.0.0",
             "scripts": {"postinstall": write},
@@ -401,8 +404,7 @@ def test_install_scripts_never_run_and_are_reported(
     ]
     text = _text(run, spec_text({"source": "tgz/app.tgz"}), tmp_path)
     assert (
-        "install script not run: acme-post@1.0.0 (node_modules/.store/first-party/node_modules/acme-post) postinstall: "
-        in text
+        f"install script not run: acme-post@1.0.0 ({stored('first-party', 'acme-post', '1.0.0')}) postinstall: " in text
     )
     assert f"postinstall: {write}: works without its script" in text
     assert not marker.exists()  # loading a package runs its code, never its install script
@@ -497,11 +499,11 @@ def test_bundled_dependencies_come_inside_their_parent(
     write_tgz(tmp_path / "tgz", "listed.tgz", package_tgz(listed, files))
     run = run_image(spec_text({"source": "tgz/listed.tgz"}))
     assert run.code == 0, run.err
-    store = "node_modules/.store/first-party/node_modules"
+    bundler = stored("first-party", "acme-bundler", "1.0.0")
     assert [(c["path"], c["flags"]) for c in run.report["closure"]] == [
-        (f"{store}/acme-bundler", []),
-        (f"{store}/acme-bundler/node_modules/inner-lib", ["bundled"]),
-        (f"{store}/ms", []),
+        (bundler, []),
+        (f"{bundler}/node_modules/inner-lib", ["bundled"]),
+        (stored("first-party", "ms", "2.1.3"), []),
         ("node_modules/acme-listed", []),
         ("node_modules/acme-listed/node_modules/own-lib", ["bundled"]),
     ]
@@ -525,12 +527,12 @@ def test_peers_on_the_host_react_are_left_to_the_host_and_checked(
     assert run.code == 0, run.err
     # npm puts react at the root (the listed packages' peer) and dedupes acme-ssr's own react onto it; the
     # image root holds listed packages only, so react goes to the tier folder of the one package that installs it
-    store = "node_modules/.store/first-party/node_modules"
+    react = stored("first-party", "react", "18.3.1")
     assert [c["path"] for c in run.report["closure"]] == [
-        f"{store}/@types/ms",
-        f"{store}/js-tokens",
-        f"{store}/loose-envify",
-        f"{store}/react",
+        stored("first-party", "@types/ms", "2.1.0"),
+        stored("first-party", "js-tokens", "4.0.0"),
+        stored("first-party", "loose-envify", "1.4.0"),
+        react,
         "node_modules/acme-ssr",
         "node_modules/acme-ui18",
         "node_modules/acme-ui19",
@@ -542,7 +544,7 @@ def test_peers_on_the_host_react_are_left_to_the_host_and_checked(
             "kind": "host-package",
             "name": "react",
             "severity": "warning",
-            "message": f"react@18.3.1 is installed at {store}/react for acme-ssr → react, "
+            "message": f"react@18.3.1 is installed at {react} for acme-ssr → react, "
             "although the host provides react: that package depends on its own copy instead of declaring a peer",
         },
         {
@@ -554,9 +556,9 @@ def test_peers_on_the_host_react_are_left_to_the_host_and_checked(
         },
     ]
     # @types/ms names its tarball's folder "ms/", not "package/": installed all the same
-    assert (run.image / store / "@types/ms/index.d.ts").is_file()
+    assert (run.image / stored("first-party", "@types/ms", "2.1.0") / "index.d.ts").is_file()
     # loose-envify's bin target is executable, as npm installs it
-    assert (run.image / store / "loose-envify/cli.js").stat().st_mode & 0o111
+    assert (run.image / stored("first-party", "loose-envify", "1.4.0") / "cli.js").stat().st_mode & 0o111
     # without a package that depends on react itself, npm's lock holds the peers and the image no react at all
     alone = run_image(spec_text({"source": "tgz/ui18.tgz"}, {"source": "tgz/ui19.tgz"}), out=tmp_path / "alone")
     assert alone.code == 0, alone.err
@@ -595,12 +597,12 @@ def test_npm_resolves_once_when_a_package_is_refused_while_it_runs(
     assert run.code == 0, run.err
     assert run.package("acme-bad")["status"] == "refused"
     assert calls.count(["install", "--package-lock-only"]) == 1
-    store = "node_modules/.store/first-party/node_modules"
+    debug = stored("first-party", "debug", "4.4.3")
     # the refused package's ms@2.0.0 took npm's root, so debug's ms@2.1.3 is nested under it, as npm placed it
     paths = [(c["path"], c["version"]) for c in run.report["closure"]]
     assert paths == [
-        (f"{store}/debug", "4.4.3"),
-        (f"{store}/debug/node_modules/ms", "2.1.3"),
+        (debug, "4.4.3"),
+        (f"{debug}/node_modules/ms", "2.1.3"),
         ("node_modules/acme-ok", "1.0.0"),
     ]
     # npm's whole resolution names the refused package (kept for the next build); the image's files do not
@@ -704,7 +706,7 @@ def assert_valid_sbom(path: Path) -> None:
     assert "timestamp" not in bom["metadata"]
     assert bom["metadata"]["component"]["name"] == "neuralis-image"
     refs = {c["bom-ref"]: c for c in bom["components"]}
-    debug = refs["node_modules/.store/first-party/node_modules/debug"]
+    debug = refs[stored("first-party", "debug", "4.4.3")]
     assert debug["purl"] == "pkg:npm/debug@4.4.3"
     assert debug["licenses"] == [{"license": {"id": "MIT"}}]
     assert debug["hashes"][0]["alg"] == "SHA-512"
@@ -717,6 +719,8 @@ def assert_valid_sbom(path: Path) -> None:
     assert debug["externalReferences"] == [{"type": "distribution", "url": debug_url(path)}]
     graph = {d["ref"]: d.get("dependsOn", []) for d in bom["dependencies"]}
     assert graph["neuralis-image"] == ["node_modules/@acme/app"]
-    store = "node_modules/.store/first-party/node_modules"
-    assert graph[f"{store}/debug"] == [f"{store}/ms"]
-    assert graph["node_modules/@acme/app"] == [f"{store}/acme-common", f"{store}/debug"]
+    common, debug, ms = (
+        stored("first-party", n, v) for n, v in (("acme-common", "1.1.0"), ("debug", "4.4.3"), ("ms", "2.1.3"))
+    )
+    assert graph[debug] == [ms]
+    assert graph["node_modules/@acme/app"] == [common, debug]

@@ -417,7 +417,7 @@ def test_the_example_packages_build_into_an_image(tmp_path: Path, npm_registry: 
     assert (out / "node_modules/weather-widget/app/surfaces/widget/weather_forecast/index.html").is_file()
     # acme-ops' tool imports its real dependency (a link in its node_modules to the first-party copy) under node
     assert [(c["path"], c["version"], c["chain"]) for c in report["closure"] if c["name"] == "ms"] == [
-        ("node_modules/.store/first-party/node_modules/ms", "2.1.3", ["acme-ops", "ms"])
+        ("node_modules/.store/first-party/ms@2.1.3/node_modules/ms", "2.1.3", ["acme-ops", "ms"])
     ]
     tool = out / "node_modules/acme-ops/tools/acme_incident_age.js"
     call = "await t.run({openedAt: new Date(0).toISOString()}, 3 * 3600e3)"

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from neuralis_build.image.fetch import integrity_of
+from neuralis_build.image.tiers import stored
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import LocalRegistry, Run, fixture_tarball, package_tgz, spec_text, tree_bytes, write_tgz
 from tests.image.test_closure_e2e import closure_rows, resolve_from
@@ -32,8 +33,17 @@ RunImage = Callable[..., Run]
 NEST = "sha512-3tzOVDoo701CNCb+J6JYJvXjZJLpdQnhMjjKg8bM5ePqqteYdyyvCXJzGcRpnTvjTlfDing+H7X9jp57TfWhRQ=="
 CORE = "node_modules/@nestjs/core"
 APP = "node_modules/acme-app"
-UNTRUSTED = "node_modules/.store/untrusted/node_modules"
-FIRST = "node_modules/.store/first-party/node_modules"
+VERSIONS = {"rxjs": "7.8.2", "reflect-metadata": "0.2.2", "@nestjs/common": "11.2.10", "file-type": "21.3.4"}
+
+
+def untrusted(name: str) -> str:
+    return stored("untrusted", name, VERSIONS[name])
+
+
+def first(name: str) -> str:
+    return stored("first-party", name, VERSIONS[name])
+
+
 LOAD = r"""
 const path = require("path");
 const from = require("module").createRequire(path.resolve(process.argv[1], "package.json"));
@@ -81,14 +91,20 @@ def test_the_peers_of_an_untrusted_package_stay_in_its_tier(
     root = sorted(e.name for e in (run.image / "node_modules").iterdir() if not e.name.startswith("."))
     assert root == ["@nestjs", "acme-app"] and os.listdir(run.image / "node_modules/@nestjs") == ["core"]
     assert sorted(os.listdir(run.image / "node_modules/.store")) == ["first-party", "untrusted"]
-    assert rows[f"{UNTRUSTED}/rxjs"] == ("7.8.2", "@nestjs/core > rxjs", "untrusted")
-    assert rows[f"{UNTRUSTED}/reflect-metadata"] == ("0.2.2", "@nestjs/core > reflect-metadata", "untrusted")
-    assert rows[f"{UNTRUSTED}/@nestjs/common"] == ("11.2.10", "@nestjs/core > @nestjs/common", "untrusted")
+    assert rows[untrusted("rxjs")] == ("7.8.2", "@nestjs/core > rxjs", "untrusted")
+    assert rows[untrusted("reflect-metadata")] == ("0.2.2", "@nestjs/core > reflect-metadata", "untrusted")
+    assert rows[untrusted("@nestjs/common")] == ("11.2.10", "@nestjs/core > @nestjs/common", "untrusted")
     chain = "@nestjs/core > @nestjs/common > file-type"
-    assert rows[f"{UNTRUSTED}/file-type"] == ("21.3.4", chain, "untrusted")
+    assert rows[untrusted("file-type")] == ("21.3.4", chain, "untrusted")
     # the first-party package gets its own copy of rxjs, at its own tier; the untrusted closure is out of its reach
-    assert rows[f"{FIRST}/rxjs"] == ("7.8.2", "acme-app > rxjs", "first-party")
-    assert sorted(p.removeprefix(f"{FIRST}/") for p in rows if p.startswith(FIRST)) == ["debug", "ms", "rxjs", "tslib"]
+    assert rows[first("rxjs")] == ("7.8.2", "acme-app > rxjs", "first-party")
+    tier = "node_modules/.store/first-party/"
+    assert sorted(p.removeprefix(tier) for p in rows if p.startswith(tier)) == [
+        "debug@4.4.3/node_modules/debug",
+        "ms@2.1.3/node_modules/ms",
+        "rxjs@7.8.2/node_modules/rxjs",
+        "tslib@2.8.1/node_modules/tslib",
+    ]
     # each listed package links the hoisted packages it depends on, and nothing else
     assert sorted(os.listdir(run.image / APP / "node_modules")) == ["debug", "rxjs"]
     assert os.readlink(run.image / CORE / "node_modules/rxjs") == "../../../.store/untrusted/node_modules/rxjs"
@@ -100,23 +116,29 @@ def test_the_peers_of_an_untrusted_package_stay_in_its_tier(
             (APP, "@nestjs/common"),
             (APP, "file-type"),
             (CORE, "rxjs"),
-            (f"{UNTRUSTED}/@nestjs/common", "rxjs"),
-            (f"{UNTRUSTED}/@nestjs/common", "reflect-metadata"),
-            (f"{FIRST}/rxjs", "reflect-metadata"),
+            (untrusted("@nestjs/common"), "rxjs"),
+            (untrusted("@nestjs/common"), "reflect-metadata"),
+            (first("rxjs"), "reflect-metadata"),
             (".", "rxjs"),
         ],
     )
     assert found == {
-        f"{APP} rxjs": f"{FIRST}/rxjs/dist/cjs/index.js",
+        f"{APP} rxjs": f"{first('rxjs')}/dist/cjs/index.js",
         f"{APP} reflect-metadata": "MODULE_NOT_FOUND",
         f"{APP} @nestjs/common": "MODULE_NOT_FOUND",
         f"{APP} file-type": "MODULE_NOT_FOUND",
-        f"{CORE} rxjs": f"{UNTRUSTED}/rxjs/dist/cjs/index.js",
-        f"{UNTRUSTED}/@nestjs/common rxjs": f"{UNTRUSTED}/rxjs/dist/cjs/index.js",
-        f"{UNTRUSTED}/@nestjs/common reflect-metadata": f"{UNTRUSTED}/reflect-metadata/Reflect.js",
-        f"{FIRST}/rxjs reflect-metadata": "MODULE_NOT_FOUND",
+        f"{CORE} rxjs": f"{untrusted('rxjs')}/dist/cjs/index.js",
+        f"{untrusted('@nestjs/common')} rxjs": f"{untrusted('rxjs')}/dist/cjs/index.js",
+        f"{untrusted('@nestjs/common')} reflect-metadata": f"{untrusted('reflect-metadata')}/Reflect.js",
+        f"{first('rxjs')} reflect-metadata": "MODULE_NOT_FOUND",
         ". rxjs": "MODULE_NOT_FOUND",
     }
+    # npm reads the layout as installed: npm ls passes in the image folder
+    listed = subprocess.run(
+        ["npm", "ls", "--all"], cwd=run.image, env=realworld_registry.env, capture_output=True, text=True, timeout=300
+    )
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "@nestjs/common@11.2.10 -> ./node_modules/.store/untrusted/@nestjs+common@11.2.10/" in listed.stdout
     # and the real thing loads from where it is installed, its peers with it
     loaded = subprocess.run(["node", "-e", LOAD, CORE], cwd=run.image, capture_output=True, text=True, check=True)
     assert json.loads(loaded.stdout) == ["function", "function", "function"]
@@ -129,7 +151,7 @@ def test_copies_of_one_tarball_are_read_only_hard_links_to_its_verified_content(
     assert run.code == 0, run.err
     real = fixture_tarball("rxjs@7.8.2")
     expected = _members(real)
-    copies = [run.image / UNTRUSTED / "rxjs", run.image / FIRST / "rxjs"]
+    copies = [run.image / untrusted("rxjs"), run.image / first("rxjs")]
     for copy in copies:
         # the very files of the real tarball, byte for byte, nothing more (beside the folders nested in it)
         files = {rel: data for rel, data in tree_bytes(copy).items() if not rel.startswith("node_modules/")}
@@ -166,7 +188,7 @@ def test_a_store_entry_changed_on_disk_is_extracted_afresh(
 ) -> None:
     run = _build(tmp_path, run_image, "out")
     assert run.code == 0, run.err
-    copy = run.image / FIRST / "rxjs/package.json"
+    copy = run.image / first("rxjs") / "package.json"
     good = copy.read_bytes()
     # someone writes through a link (only possible after making it writable): the store entry no longer matches
     # its listing, so the next build writes a fresh entry and links the image to that, not to the changed file

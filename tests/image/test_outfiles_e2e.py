@@ -1,5 +1,5 @@
 """npm's files in the image folder describe the image that was built: npm ci of them installs exactly the image's
-packages (in npm's hoisted layout), whatever was refused after npm resolved it, and npm ls passes there."""
+packages (in npm's hoisted layout), whatever was refused after npm resolved it, and npm ls passes in both."""
 
 from __future__ import annotations
 
@@ -31,9 +31,9 @@ def as_npm_lays_it_out(modules: Path) -> dict[str, bytes]:
         if data.startswith(b"-> "):
             continue
         parts = path.split("/")
-        if parts[0] == ".store":
-            assert parts[2] == "node_modules", path
-            parts = parts[3:]
+        if parts[0] == ".store":  # .store/<tier>/<name>@<version>/node_modules/<name>/…
+            assert parts[3] == "node_modules", path
+            parts = parts[4:]
         if parts:
             out.setdefault("/".join(parts), data)
             assert out["/".join(parts)] == data, path  # each tier's copy is the same package
@@ -74,8 +74,9 @@ def test_npm_s_files_leave_out_what_a_refusal_took_out(
     assert done.returncode == 0, done.stderr
     theirs = {k: v for k, v in tree_bytes(copy / "node_modules").items() if not k.endswith(".package-lock.json")}
     assert as_npm_lays_it_out(image / "node_modules") == theirs
-    listed = npm(["ls", "--all"], copy, npm_registry)
-    assert listed.returncode == 0, listed.stdout + listed.stderr
+    for folder in (image, copy):  # npm reads the image as installed, and the install of its files
+        listed = npm(["ls", "--all"], folder, npm_registry)
+        assert listed.returncode == 0, listed.stdout + listed.stderr
 
     # a rebuild starts from the kept resolution (npm finds nothing to do) and writes the same files
     again = run_image(spec_text({"source": "tgz/app.tgz"}, {"source": "tgz/fine.tgz"}), "--allow-refused")

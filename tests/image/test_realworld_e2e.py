@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from neuralis_build.image.tiers import stored
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import LocalRegistry, Run, package_tgz, spec_text, tree_bytes, write_tgz
 
@@ -43,7 +44,7 @@ def test_proxy_agent_installs_as_npm_installs_it(
     assert run.code == 0, run.err + run.out
     assert run.package("acme-fetcher")["status"] == "loaded"
     proxy = next(c for c in run.report["closure"] if c["name"] == "proxy-agent")
-    path = "node_modules/.store/first-party/node_modules/proxy-agent"
+    path = stored("first-party", "proxy-agent", "6.5.0")
     assert (proxy["path"], proxy["version"]) == (path, "6.5.0")
     assert len(run.report["closure"]) == 28  # the listed package and proxy-agent's 27 packages
     loaded = node_in(run.image, "console.log(typeof require('./node_modules/acme-fetcher').ProxyAgent)")
@@ -62,7 +63,7 @@ def test_two_ranges_that_meet_are_not_reported_as_a_conflict_of_ranges(
     assert run.code == 0, run.err
     assert [c for c in run.report["conflicts"] if c["kind"] == "versions"] == []
     colors = [(c["path"], c["version"]) for c in run.report["closure"] if c["name"] == "@colors/colors"]
-    assert colors == [("node_modules/.store/first-party/node_modules/@colors/colors", "1.6.0")]
+    assert colors == [(stored("first-party", "@colors/colors", "1.6.0"), "1.6.0")]
     for name in ("acme-a", "acme-b"):
         link = run.image / "node_modules" / name / "node_modules/@colors/colors"
         assert os.readlink(link) == "../../../.store/first-party/node_modules/@colors/colors"
@@ -91,22 +92,20 @@ def test_native_modules_are_loaded_once_and_told_apart(
     assert run.code == 1, run.err  # a host-dependency's native module that cannot load is an error
     loads = {s["path"]: s["load"] for s in run.report["scripts"]}
     # npm hoists bcrypt 6 and better-sqlite3 (into the first-party tier's folder) and nests bcrypt 5.1.1
-    first = "node_modules/.store/first-party/node_modules"
-    assert loads[f"{first}/bcrypt"] == {"status": "works", "detail": None}
+    bcrypt, sqlite = stored("first-party", "bcrypt", "6.0.0"), stored("first-party", "better-sqlite3", "12.11.1")
+    assert loads[bcrypt] == {"status": "works", "detail": None}
     assert loads["node_modules/acme-legacy/node_modules/bcrypt"] == {
         "status": "fails",
         "detail": "MODULE_NOT_FOUND: Cannot find module "
         "'node_modules/acme-legacy/node_modules/bcrypt/lib/binding/napi-v3/bcrypt_lib.node'",
     }
-    assert loads[f"{first}/better-sqlite3"]["status"] == "fails"
-    assert loads[f"{first}/better-sqlite3"]["detail"].startswith(
-        f"Could not locate the bindings file. Tried: → {first}/better-sqlite3/build/"
-    )
+    assert loads[sqlite]["status"] == "fails"
+    assert loads[sqlite]["detail"].startswith(f"Could not locate the bindings file. Tried: → {sqlite}/build/")
     failing = {(c["name"], c["severity"]) for c in run.report["conflicts"] if c["kind"] == "load"}
     assert failing == {("bcrypt", "warning"), ("better-sqlite3", "error")}
     db = next(c["message"] for c in run.report["conflicts"] if c["kind"] == "load" and c["name"] == "better-sqlite3")
     assert db.startswith(
-        f"better-sqlite3@12.11.1 ({first}/better-sqlite3, via acme-db → better-sqlite3) will "
+        f"better-sqlite3@12.11.1 ({sqlite}, via acme-db → better-sqlite3) will "
         "fail at run time: Could not locate the bindings file."
     )
     assert db.endswith(
@@ -117,7 +116,7 @@ def test_native_modules_are_loaded_once_and_told_apart(
     # npm's engine check, against the host profile's Node: better-sqlite3 wants 20.x or later
     engines = [c["message"] for c in run.report["conflicts"] if c["kind"] == "engines"]
     assert engines == [
-        f"better-sqlite3@12.11.1 ({first}/better-sqlite3, via acme-db → better-sqlite3) "
+        f"better-sqlite3@12.11.1 ({sqlite}, via acme-db → better-sqlite3) "
         "declares engines.node '20.x || 22.x || 23.x || 24.x || 25.x || 26.x', which Node 18.20.8 (the host "
         "profile's nodeVersion) does not satisfy: npm warns EBADENGINE and installs it, and it may fail at run time"
     ]
@@ -137,7 +136,7 @@ def test_a_refused_package_s_real_closure_is_out_of_npm_s_files(
     """acme-fetcher brings proxy-agent@6.5.0 and its 27 packages, and a neuralis dependency that is refused:
     acme-fetcher leaves the image, and its closure leaves OUT's package.json and lock, so `npm ci` of OUT's files
     installs the image's packages (in npm's hoisted layout) and nothing of what was refused, and `npm ls` passes
-    there."""
+    in both."""
     from tests.image.test_closure_e2e import publish
     from tests.image.test_outfiles_e2e import as_npm_lays_it_out, npm
 
@@ -171,5 +170,6 @@ def test_a_refused_package_s_real_closure_is_out_of_npm_s_files(
     theirs = tree_bytes(copy / "node_modules")
     assert ours == {k: v for k, v in theirs.items() if not k.endswith(".package-lock.json") and ".bin/" not in k}
     assert not any(k.startswith(("acme-fetcher", "proxy-agent")) for k in theirs)
-    listed = npm(["ls", "--all"], copy, realworld_registry)
-    assert listed.returncode == 0, listed.stdout + listed.stderr
+    for folder in (run.image, copy):
+        listed = npm(["ls", "--all"], folder, realworld_registry)
+        assert listed.returncode == 0, listed.stdout + listed.stderr

@@ -7,12 +7,18 @@ each edge lands: on the very package npm chose, never on a copy another trust ti
 from __future__ import annotations
 
 from neuralis_build.image.graph import Root, walk
-from neuralis_build.image.tiers import Layout, layout_of, links_of, top_of
+from neuralis_build.image.tiers import Layout, layout_of, links_of, lookup, stored, top_of
 from neuralis_build.trust import Trust
 from tests.image.test_closure_rules import LINUX, listed, lock_of, reg
 
-FIRST = "node_modules/.store/first-party/node_modules"
-UNTRUSTED = "node_modules/.store/untrusted/node_modules"
+
+def first(name: str) -> str:
+    return stored("first-party", name, VERSIONS[name])
+
+
+def untrusted(name: str) -> str:
+    return stored("untrusted", name, VERSIONS[name])
+
 
 # npm's hoisted tree for a first-party app (rxjs, debug) and an untrusted @nestjs/core (rxjs as a peer, and
 # reflect-metadata); app nests its own ms@2.0.0, debug finds the hoisted ms@2.1.3
@@ -26,6 +32,7 @@ HOISTED = {
     "node_modules/debug": reg("debug", "4.4.3", dependencies={"ms": "^2.1.3"}),
     "node_modules/ms": reg("ms", "2.1.3"),
 }
+VERSIONS = {"rxjs": "7.8.2", "tslib": "2.8.1", "reflect-metadata": "0.2.2", "debug": "4.4.3", "ms": "2.1.3"}
 TIERS: dict[str, Trust] = {"app": "first-party", "@nestjs/core": "untrusted"}
 ROOTS = [Root("app", "first-party", "host-dependency", 0), Root("@nestjs/core", "untrusted", "installed", 1)]
 
@@ -42,8 +49,8 @@ def test_the_root_keeps_the_listed_packages_and_their_nested_folders() -> None:
         "node_modules/app/node_modules/ms",
     ]
     # every hoisted package is laid out once per tier present; the walk places only what a tier reaches
-    assert f"{FIRST}/rxjs" in layout.nodes and f"{UNTRUSTED}/rxjs" in layout.nodes
-    assert layout.nodes[f"{FIRST}/rxjs"].path == f"{FIRST}/rxjs"
+    assert first("rxjs") in layout.nodes and untrusted("rxjs") in layout.nodes
+    assert layout.nodes[first("rxjs")].path == first("rxjs")
 
 
 def test_each_edge_finds_npm_s_choice_in_its_own_tier() -> None:
@@ -53,22 +60,22 @@ def test_each_edge_finds_npm_s_choice_in_its_own_tier() -> None:
         for start, name in [
             ("node_modules/app", "rxjs"),  # through the link in app's node_modules
             ("node_modules/app", "ms"),  # app's own nested copy comes first
-            (f"{FIRST}/debug", "ms"),  # the hoisted ms, in the tier's folder
+            (first("debug"), "ms"),  # the hoisted ms, in the tier's folder
             ("node_modules/@nestjs/core", "rxjs"),
-            (f"{UNTRUSTED}/rxjs", "tslib"),
+            (untrusted("rxjs"), "tslib"),
             ("node_modules/app", "reflect-metadata"),  # the layout's find follows a link to any top of its tier
-            (f"{UNTRUSTED}/rxjs", "app"),  # out of the tier folder: the listed packages at the root
+            (untrusted("rxjs"), "app"),  # out of the tier folder: the listed packages at the root
             ("", "rxjs"),  # the root holds listed packages only
         ]
     }
     assert found == {
-        ("node_modules/app", "rxjs"): f"{FIRST}/rxjs",
+        ("node_modules/app", "rxjs"): first("rxjs"),
         ("node_modules/app", "ms"): "node_modules/app/node_modules/ms",
-        (f"{FIRST}/debug", "ms"): f"{FIRST}/ms",
-        ("node_modules/@nestjs/core", "rxjs"): f"{UNTRUSTED}/rxjs",
-        (f"{UNTRUSTED}/rxjs", "tslib"): f"{UNTRUSTED}/tslib",
-        ("node_modules/app", "reflect-metadata"): f"{FIRST}/reflect-metadata",
-        (f"{UNTRUSTED}/rxjs", "app"): "node_modules/app",
+        (first("debug"), "ms"): first("ms"),
+        ("node_modules/@nestjs/core", "rxjs"): untrusted("rxjs"),
+        (untrusted("rxjs"), "tslib"): untrusted("tslib"),
+        ("node_modules/app", "reflect-metadata"): first("reflect-metadata"),
+        (untrusted("rxjs"), "app"): "node_modules/app",
         ("", "rxjs"): None,
     }
 
@@ -80,28 +87,53 @@ def test_the_walk_places_each_tier_s_copies_and_the_links_its_listed_packages_ne
     assert placed == {
         "node_modules/app": "first-party",
         "node_modules/app/node_modules/ms": "first-party",
-        f"{FIRST}/rxjs": "first-party",
-        f"{FIRST}/tslib": "first-party",
-        f"{FIRST}/debug": "first-party",
-        f"{FIRST}/ms": "first-party",
+        first("rxjs"): "first-party",
+        first("tslib"): "first-party",
+        first("debug"): "first-party",
+        first("ms"): "first-party",
         "node_modules/@nestjs/core": "untrusted",
-        f"{UNTRUSTED}/rxjs": "untrusted",
-        f"{UNTRUSTED}/tslib": "untrusted",
-        f"{UNTRUSTED}/reflect-metadata": "untrusted",
+        untrusted("rxjs"): "untrusted",
+        untrusted("tslib"): "untrusted",
+        untrusted("reflect-metadata"): "untrusted",
     }
     # the first-party tier has no reflect-metadata: only @nestjs/core's walk reaches it
-    assert f"{FIRST}/reflect-metadata" not in closure.placed
+    assert first("reflect-metadata") not in closure.placed
+    fp, un = "node_modules/.store/first-party/node_modules", "node_modules/.store/untrusted/node_modules"
     assert links_of(closure.edges, closure.placed, layout) == {
-        "node_modules/@nestjs/core/node_modules/reflect-metadata": f"{UNTRUSTED}/reflect-metadata",
-        "node_modules/@nestjs/core/node_modules/rxjs": f"{UNTRUSTED}/rxjs",
-        "node_modules/app/node_modules/debug": f"{FIRST}/debug",
-        "node_modules/app/node_modules/rxjs": f"{FIRST}/rxjs",
+        # each listed package links to its tier's link, which links to the top's own folder
+        "node_modules/@nestjs/core/node_modules/reflect-metadata": f"{un}/reflect-metadata",
+        "node_modules/@nestjs/core/node_modules/rxjs": f"{un}/rxjs",
+        f"{fp}/debug": first("debug"),
+        f"{fp}/ms": first("ms"),
+        f"{fp}/rxjs": first("rxjs"),
+        f"{fp}/tslib": first("tslib"),
+        f"{un}/reflect-metadata": untrusted("reflect-metadata"),
+        f"{un}/rxjs": untrusted("rxjs"),
+        f"{un}/tslib": untrusted("tslib"),
+        "node_modules/app/node_modules/debug": f"{fp}/debug",
+        "node_modules/app/node_modules/rxjs": f"{fp}/rxjs",
     }
 
 
 def test_a_single_tier_is_npm_s_own_tree_under_one_folder() -> None:
     lock = lock_of(HOISTED, {"app": "file:a.tgz", "@nestjs/core": "file:b.tgz"})
     layout = layout_of(lock, {"app": "untrusted", "@nestjs/core": "untrusted"})
-    moved = {p.removeprefix("node_modules/.store/untrusted/") for p in layout.nodes}
-    assert moved == set(lock.nodes)
+    assert len(layout.nodes) == len(lock.nodes) and len(layout.links) == 5  # rxjs, tslib, reflect-metadata, debug, ms
+    assert layout.nodes[untrusted("debug")].path == untrusted("debug")
     assert top_of("node_modules/a/node_modules/b") == "node_modules/a"
+
+
+def test_lookup_is_node_s_list_of_node_modules_folders() -> None:
+    assert list(lookup("node_modules/@s/a/node_modules/b")) == [
+        "node_modules/@s/a/node_modules/b/node_modules",
+        "node_modules/@s/a/node_modules",
+        "node_modules/@s/node_modules",
+        "node_modules",
+    ]
+    assert list(lookup(untrusted("rxjs"))) == [
+        f"{untrusted('rxjs')}/node_modules",
+        "node_modules/.store/untrusted/rxjs@7.8.2/node_modules",
+        "node_modules/.store/untrusted/node_modules",
+        "node_modules/.store/node_modules",
+        "node_modules",
+    ]
