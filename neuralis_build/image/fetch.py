@@ -41,8 +41,9 @@ def read_tarball_file(path: Path) -> bytes:
 
 
 def packed(name: str, version: str, cache: Path) -> Path:
-    """Where ``npm pack <name>@<version>`` is kept in the cache."""
-    return cache / f"{tarball_stem(name, version)}.tgz"
+    """Where ``npm pack <name>@<version>`` is kept in the cache: ``@a+b@1.0.0.tgz``, never npm's own file name,
+    which is ``a-b-1.0.0.tgz`` for ``@a/b`` and for ``a-b`` alike."""
+    return cache / f"{name.replace('/', '+')}@{version}.tgz"
 
 
 def npm_pack_many(specs: Sequence[tuple[str, str]], cache: Path, jobs: int) -> None:

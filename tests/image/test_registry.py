@@ -63,8 +63,8 @@ def test_npm_sources_come_from_the_registry_npm_is_configured_for(
     }
     # the fetched tarballs are cached: an unchanged rerun neither fetches nor installs again
     assert sorted(p.name for p in (run.image / ".neuralis-cache/npm").iterdir()) == [
-        "acme-plain-0.3.0.tgz",
-        "acme-remote-1.4.0.tgz",
+        "@acme+remote@1.4.0.tgz",
+        "acme-plain@0.3.0.tgz",
     ]
     again = run_image(spec, "--frozen")
     assert again.code == 2  # acme-plain has no integrity: --frozen needs every tarball pinned
@@ -98,4 +98,26 @@ def test_npm_sources_are_packed_several_to_a_call_and_a_missing_one_is_refused_a
     [diagnostic] = run.package("npm:acme-missing@9.9.9")["diagnostics"]
     assert diagnostic["message"].startswith("npm pack acme-missing@9.9.9 failed:")
     packed = sorted(p.name for p in (run.image / ".neuralis-cache/npm").iterdir())
-    assert packed == [f"{n}-1.0.0.tgz" for n in names]
+    assert packed == [f"{n}@1.0.0.tgz" for n in names]
+
+
+def test_a_scoped_name_and_its_dashed_twin_are_cached_apart(
+    tmp_path: Path, local_registry: LocalRegistry, run_image: Callable[..., Run]
+) -> None:
+    """npm pack names the tarballs of @acme/twin@1.0.0 and acme-twin@1.0.0 both acme-twin-1.0.0.tgz; the cache must
+    not hand one for the other on a later build."""
+    for name in ("@acme/twin", "acme-twin"):
+        folder = build_file_tree(
+            tmp_path / "src" / name.replace("/", "-"), {"package.json": {"name": name, "version": "1.0.0"}}
+        )
+        local_registry.publish(folder)
+    out = tmp_path / "out"
+    first = run_image(spec_text({"source": "npm:@acme/twin@1.0.0"}), out=out)
+    assert first.code == 0, first.err
+    both = run_image(spec_text({"source": "npm:@acme/twin@1.0.0"}, {"source": "npm:acme-twin@1.0.0"}), out=out)
+    assert both.code == 0, both.err
+    assert [(p["name"], p["status"]) for p in both.report["packages"]] == [
+        ("@acme/twin", "not-neuralis"),
+        ("acme-twin", "not-neuralis"),
+    ]
+    assert json.loads((out / "node_modules/acme-twin/package.json").read_text())["name"] == "acme-twin"
