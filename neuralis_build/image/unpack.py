@@ -56,10 +56,10 @@ def unpack_all(
         # fetching waits on the network: more workers than cores pay off
         with Downloads() as downloads, ThreadPoolExecutor(max_workers=max(4, min(16, jobs * 4))) as pool:
             got = dict(zip((w.integrity for w in wanted), pool.map(lambda w: one(w, downloads), wanted), strict=True))
-    failed = [w for w in wanted if got[w.integrity] is None]
-    if failed:
-        tarballs.fetch_through_npm(failed, npm)  # raises when npm cannot fetch one either
-        got.update((w.integrity, one(w, None)) for w in failed)
+        failed = [w for w in wanted if got[w.integrity] is None]
+        if failed:  # read and extracted while the extractors are still there
+            tarballs.fetch_through_npm(failed, npm)  # raises when npm cannot fetch one either
+            got.update((w.integrity, one(w, None)) for w in failed)
     out: dict[str, Outcome] = {}
     for integrity, outcome in got.items():
         if outcome is None:

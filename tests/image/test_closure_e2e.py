@@ -636,11 +636,19 @@ def test_a_listed_name_always_resolves_to_its_own_tarball(
     assert found == {"node_modules/acme-user acme-conf": "node_modules/acme-conf/index.js"}
 
 
+@pytest.mark.parametrize("workers", [False, True], ids=["in-process", "worker-processes"])
 def test_credentials_from_npmrc_fetch_a_private_package(
-    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
+    tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage, monkeypatch: pytest.MonkeyPatch, workers: bool
 ) -> None:
+    """The anonymous download is refused, so npm fetches the tarball with the .npmrc's credentials; it is then
+    read and extracted as every other, in this process or (for many tarballs) in the worker processes."""
     import urllib.error
     import urllib.request
+
+    from neuralis_build.image import unpack
+
+    if workers:
+        monkeypatch.setattr(unpack, "PROCESSES_FROM", 1)
 
     publish(npm_registry, tmp_path, lib("@private/secret", "1.0.0"), {"index.js": "module.exports = 'secret';\n"})
     with pytest.raises(urllib.error.HTTPError) as refused:  # anonymous reads are refused
