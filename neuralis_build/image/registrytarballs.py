@@ -23,6 +23,7 @@ from typing import Any
 from neuralis_build import __version__, atomic
 from neuralis_build.errors import UsageError
 from neuralis_build.image.npmcli import NpmFailed, Runner, run_npm
+from neuralis_build.image.npmlock import LockNode
 
 _STRENGTH = {"sha512": 4, "sha384": 3, "sha256": 2, "sha1": 1}
 FETCH_TIMEOUT = 120.0
@@ -35,6 +36,16 @@ class Wanted:
     resolved: str
     integrity: str
     label: str
+
+    @classmethod
+    def of(cls, node: LockNode) -> Wanted:
+        assert node.integrity is not None
+        return cls(node.resolved or "", node.integrity, f"{node.package_name}@{node.version}")
+
+
+def download_workers(jobs: int) -> int:
+    """Threads for direct downloads: they wait on the network, so more than cores pay off."""
+    return max(4, min(16, jobs * 4))
 
 
 def strongest(integrity: str) -> tuple[str, bytes] | None:

@@ -120,8 +120,7 @@ def layout_of(lock: NpmLock, tiers: Mapping[str, Trust]) -> Layout:
 def links_of(edges: Mapping[str, Mapping[str, str]], placed: Mapping[str, object], layout: Layout) -> dict[str, str]:
     """The links the placed tree needs (link path -> the path it points to): a tier's link to each of its placed
     tops, and a listed package's link to its tier's link for each name an edge under it resolves to a top."""
-    tops = {real: link for link, real in layout.links.items()}
-    links = {link: real for real, link in tops.items() if real in placed}
+    links = {link: real for link, real in layout.links.items() if real in placed}
     for source, targets in sorted(edges.items()):
         top = top_of(source)
         tier = layout.tiers.get(top)

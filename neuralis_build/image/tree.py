@@ -21,7 +21,7 @@ from neuralis_build.image.graph import Closure, Root, walk
 from neuralis_build.image.listed import Listed
 from neuralis_build.image.materialize import Written, facts_of_folder, materialize
 from neuralis_build.image.npmcli import Runner
-from neuralis_build.image.npmlock import MODULES, NpmLock
+from neuralis_build.image.npmlock import MODULES, LockNode, NpmLock
 from neuralis_build.image.registrytarballs import TarballStore, Wanted
 from neuralis_build.image.resolve import Admitted, Ahead, resolve
 from neuralis_build.image.store import Store
@@ -130,11 +130,7 @@ class Tree:
                 raise Diverged("npm's lock places other packages than the kept tree holds")
             self.written = self._kept_facts()
             return
-        wanted = {
-            p.node.integrity: Wanted(p.node.resolved or "", p.node.integrity, f"{p.node.package_name}@{p.node.version}")
-            for path, p in sorted(self.closure.placed.items())
-            if path not in self.closure.listed and not p.node.in_bundle and p.node.integrity
-        }
+        wanted = {node.integrity: Wanted.of(node) for node in self._registry_nodes() if node.integrity}
         if self.prefetch is not None:
             self.prefetch.wait()  # what it put in the store is taken from there
         unpacked = unpack_all(list(wanted.values()), self.tarballs, self.store, self.limits, self.jobs, self.npm)
@@ -165,13 +161,17 @@ class Tree:
                 out[path] = by_integrity[node.integrity]
         return out
 
+    def _registry_nodes(self) -> list[LockNode]:
+        """The placed packages that come from a registry tarball (not listed, not bundled), in path order."""
+        return [
+            p.node
+            for path, p in sorted(self.closure.placed.items())
+            if path not in self.closure.listed and not p.node.in_bundle and p.node.integrity
+        ]
+
     def in_store(self) -> set[str]:
         """The integrities of the registry tarballs the staged tree links to (what the store keeps)."""
-        return {
-            p.node.integrity
-            for path, p in self.closure.placed.items()
-            if path not in self.closure.listed and not p.node.in_bundle and p.node.integrity
-        }
+        return {node.integrity for node in self._registry_nodes() if node.integrity}
 
     def discover(self) -> None:
         """Judge every installed ``neuralis`` dependency; a refused one takes out the listed packages that need it."""
@@ -233,27 +233,26 @@ class Tree:
                 if self.kept is not None:
                     raise Diverged(f"{w.own.name} is refused but installed in the kept tree")
                 shutil.rmtree(w.staged)
-                scope = w.staged.parent
-                if scope.name.startswith("@") and not any(scope.iterdir()):
-                    scope.rmdir()
+                self._remove_empty_parents(w.staged)
 
     def _prune(self, gone: set[str]) -> None:
-        """Remove the folders of paths no longer placed, a tier's links to them, and the folders that leaves
-        empty (a top's, a tier's, a scope's)."""
+        """Remove the folders of paths no longer placed and a tier's links to them (tiers.py)."""
         assert self.layout is not None
-        top = self.root / MODULES.rstrip("/")
         linked = {real: link for link, real in self.layout.links.items() if real in gone}
         for path in sorted(gone, key=len):
             target = self._at(path)
-            if target.is_dir() and not target.is_symlink():
+            if target.is_dir():
                 shutil.rmtree(target)
             self.written.pop(path, None)
-            for gone_path in (target, self._at(linked[path]) if path in linked else None):
-                if gone_path is None:
-                    continue
-                if gone_path.is_symlink():
-                    gone_path.unlink()
-                parent = gone_path.parent
-                while parent != top and parent.is_dir() and not any(parent.iterdir()):
-                    parent.rmdir()
-                    parent = parent.parent
+            self._remove_empty_parents(target)
+            if path in linked:
+                self._at(linked[path]).unlink(missing_ok=True)
+                self._remove_empty_parents(self._at(linked[path]))
+
+    def _remove_empty_parents(self, removed: Path) -> None:
+        """Remove the folders a removal left empty (a scope's, a top's, a tier's), up to ``node_modules``."""
+        top = self.root / MODULES.rstrip("/")
+        parent = removed.parent
+        while parent != top and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
+            parent = parent.parent

@@ -19,7 +19,7 @@ from typing import Any
 from neuralis_build.image.extract import ArchiveRefused, Entry, Limits, read_tarball
 from neuralis_build.image.materialize import Written, facts_of_folder, manifest_of, written_of
 from neuralis_build.image.npmcli import Runner
-from neuralis_build.image.registrytarballs import Downloads, TarballStore, Wanted
+from neuralis_build.image.registrytarballs import Downloads, TarballStore, Wanted, download_workers
 from neuralis_build.image.store import Extracted, Store
 from neuralis_build.npm.packagejson import MANIFEST, PackageJson
 from neuralis_build.pack.fields import normalize_bin
@@ -53,8 +53,7 @@ def unpack_all(
             except ArchiveRefused as exc:
                 return exc
 
-        # fetching waits on the network: more workers than cores pay off
-        with Downloads() as downloads, ThreadPoolExecutor(max_workers=max(4, min(16, jobs * 4))) as pool:
+        with Downloads() as downloads, ThreadPoolExecutor(max_workers=download_workers(jobs)) as pool:
             got = dict(zip((w.integrity for w in wanted), pool.map(lambda w: one(w, downloads), wanted), strict=True))
         failed = [w for w in wanted if got[w.integrity] is None]
         if failed:  # read and extracted while the extractors are still there
@@ -162,7 +161,7 @@ class Prefetch:
         try:
             here = this_platform()
             wanted = {
-                n.integrity: Wanted(n.resolved, n.integrity, f"{n.package_name}@{n.version}")
+                n.integrity: Wanted.of(n)
                 for n in read_npm_lock(lock).nodes.values()
                 if n.integrity
                 and n.resolved is not None
@@ -171,7 +170,7 @@ class Prefetch:
                 and platform_problem(n, here) is None
             }
             missing = [w for _, w in sorted(wanted.items()) if store.get(w.integrity) is None]
-            with Downloads() as downloads, ThreadPoolExecutor(max_workers=max(4, min(16, jobs * 4))) as pool:
+            with Downloads() as downloads, ThreadPoolExecutor(max_workers=download_workers(jobs)) as pool:
                 list(pool.map(lambda w: tarballs.fetch(w, downloads), missing))
         except Exception:  # the install fetches, and says what went wrong, in the build's own order
             return
