@@ -19,7 +19,7 @@ from pathlib import Path
 
 from neuralis_build.errors import UsageError
 from neuralis_build.image.npmcli import OVERRIDES, NpmFailed, Runner, run_npm
-from neuralis_build.image.npmlock import MODULES, NPM_LOCK, NpmLock, parse_npm_lock, read_npm_lock
+from neuralis_build.image.npmlock import MODULES, NPM_LOCK, LockNode, NpmLock, parse_npm_lock, read_npm_lock
 from neuralis_build.image.registrytarballs import matches, strongest
 
 TARBALLS = ".neuralis-tarballs"
@@ -204,6 +204,30 @@ def _read(path: Path) -> str | None:
         return None
 
 
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+-]*")
+
+
+def place_problem(node: LockNode) -> str | None:
+    """What makes an entry's place unsafe to write to, or None: its path must be ``node_modules/<name>`` steps
+    (a scoped name is two segments) with no empty, ``.`` or ``..`` segment, and the version of a top-level
+    entry, which names its folder in the image (tiers.py), one semver-like word. npm writes no other; a lock
+    edited by hand (``--frozen`` builds from the one in the image folder) could aim a write outside the image.
+    """
+    parts = node.path.split("/")
+    at = 0
+    while at < len(parts):
+        name_len = 2 if parts[at + 1 : at + 2] and parts[at + 1].startswith("@") else 1
+        step = parts[at + 1 : at + 1 + name_len]
+        if parts[at] != MODULES.rstrip("/") or len(step) != name_len:
+            return "is not a node_modules/<name> path"
+        if any(seg in ("", ".", "..") or "\\" in seg for seg in step):
+            return "has an empty, '.' or '..' segment"
+        at += 1 + name_len
+    if len(parts) <= 3 and not _VERSION.fullmatch(node.version):
+        return f"has the version {node.version!r}, which cannot name a folder"
+    return None
+
+
 def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
     """The lock's own rules: each listed name is its validated tarball, every other entry a verified registry one."""
     problems: list[str] = []
@@ -223,6 +247,10 @@ def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
                 f"the image validated ({a.spec}, {a.integrity})"
             )
     for path, node in sorted(lock.nodes.items()):
+        misplaced = place_problem(node)
+        if misplaced is not None:
+            problems.append(f"the entry {path!r} {misplaced}")
+            continue
         if path in listed or node.in_bundle:
             continue
         if path in resolved_with and node.resolved == lock.root_dependencies[node.name]:

@@ -212,6 +212,16 @@ def test_two_builds_give_the_same_bytes_and_frozen_survives_the_registry_moving_
     broken = run_image(spec, "--frozen", out=first.image)
     assert broken.code == 2
     assert "acme-common" in broken.err and tree_bytes(first.image / "node_modules") == before
+    # a lock edited to aim a package outside the image (a path, or a hoisted package's version, which names its
+    # folder in the tier) is refused before anything is written
+    lock = json.loads((first.image / "package-lock.json").read_text())  # npm's own, as before the edit above
+    lock["packages"]["node_modules/acme-common"]["version"] = "../../../../../../escaped"  # only the place is wrong
+    resolution.write_text(json.dumps(lock))
+    aimed = run_image(spec, "--frozen", out=first.image)
+    assert aimed.code == 2
+    assert "has the version '../../../../../../escaped', which cannot name a folder" in aimed.err
+    assert tree_bytes(first.image / "node_modules") == before
+    assert not any(p.name == "escaped" for p in tmp_path.rglob("escaped"))
 
 
 def tools(*names: str) -> dict[str, Any]:

@@ -225,6 +225,36 @@ def test_the_lock_must_resolve_each_listed_name_to_its_own_tarball() -> None:
     )
 
 
+def test_a_lock_entry_placed_outside_node_modules_is_refused() -> None:
+    """npm writes node_modules/<name> paths and semver versions only; a lock edited by hand (--frozen builds from
+    the image folder's) must not aim a write outside the image, through a path or through a top's version,
+    which names its folder in a tier."""
+    ours = [admitted("app")]
+    app = {"version": "1.0.0", "resolved": ours[0].spec, "integrity": ours[0].integrity}
+    good = {
+        "node_modules/app": app,
+        "node_modules/@scope/x": reg("@scope/x", "1.2.3-beta.1+build.5"),
+        "node_modules/app/node_modules/@scope/x/node_modules/y": reg("y", "1.0.0"),
+    }
+    check_lock(lock_of(good), ours)
+    bad = {
+        "node_modules/app": app,
+        "node_modules/app/node_modules/../../../escape": reg("escape", "1.0.0"),
+        "node_modules/app/node_modules/./x": reg("x", "1.0.0"),
+        "node_modules/@scope": reg("@scope", "1.0.0"),
+        "node_modules/up": reg("up", "../../../../etc"),
+    }
+    with pytest.raises(UsageError) as refused:
+        check_lock(lock_of(bad), ours)
+    assert refused.value.message.splitlines() == [
+        "npm's lock breaks the image's rules:",
+        "  the entry 'node_modules/@scope' is not a node_modules/<name> path",
+        "  the entry 'node_modules/app/node_modules/../../../escape' has an empty, '.' or '..' segment",
+        "  the entry 'node_modules/app/node_modules/./x' has an empty, '.' or '..' segment",
+        "  the entry 'node_modules/up' has the version '../../../../etc', which cannot name a folder",
+    ]
+
+
 def test_the_generated_package_json_is_stable_and_names_tarballs_by_content() -> None:
     a, b = admitted("@acme/b"), admitted("a")
     assert a.filename == f"acme-b-{hashlib.sha512(b'@acme/b').hexdigest()[:16]}.tgz"
