@@ -141,8 +141,26 @@ def test_doctor_formats(capsys):
     assert run(capsys, build.main, "doctor", "--json")[1] == out
     code, out, _ = run(capsys, build.main, "doctor", "--format", "github")
     missing = [t["name"] for t in data["tools"] if not t["ok"]]
-    assert code == (2 if missing else 0)
+    assert code == (2 if any(not t["ok"] and t["required"] for t in data["tools"]) else 0)
     assert [line.split("::")[2].split()[0] for line in out.splitlines()] == missing
+
+
+def test_doctor_says_the_sandbox_is_absent_and_still_passes(capsys, monkeypatch):
+    monkeypatch.setenv("NEURALIS_BWRAP", "")
+    code, out, _ = run(capsys, build.main, "doctor", "--format", "json")
+    tools = json.loads(out)["tools"]
+    assert tools[-1] == {
+        "name": "sandbox",
+        "ok": False,
+        "version": None,
+        "path": None,
+        "note": "NEURALIS_BWRAP is set to an empty string, which turns the sandbox off: image loads no package with "
+        "an install script (each is 'not checked')",
+        "required": False,
+    }
+    assert code == (2 if any(not t["ok"] and t["required"] for t in tools) else 0)  # the sandbox is not one
+    _, out, _ = run(capsys, build.main, "doctor", "--format", "github")
+    assert "::warning title=neuralis-build doctor::sandbox is missing: NEURALIS_BWRAP is set" in out
 
 
 def _complete(words: str, cword: int, prog: str = "neuralis-build") -> list[str]:

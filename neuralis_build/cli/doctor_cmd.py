@@ -13,7 +13,7 @@ def register(app: typer.Typer) -> None:
     """Add the command to ``app``; heavy imports stay inside the command body."""
 
     @app.command(
-        short_help="Report Node, npm, esbuild and its JS API.",
+        short_help="Report Node, npm, esbuild and its JS API, and the sandbox.",
         epilog=common.examples("neuralis-build doctor", "neuralis-build doctor --fetch --format json"),
     )
     def doctor(
@@ -29,7 +29,8 @@ def register(app: typer.Typer) -> None:
         ] = common.Format.text,
         as_json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
     ) -> None:
-        """Report the tools the toolchain drives (Node, npm, esbuild, its JS API); exit 2 when one is missing."""
+        """Report the tools the toolchain drives (Node, npm, esbuild, its JS API, the sandbox); exit 2 when one it
+        needs is missing (the sandbox is optional: without it, image loads no package's code)."""
         from neuralis_build import __version__
         from neuralis_build.ui.doctor import diagnose
 
@@ -42,16 +43,17 @@ def register(app: typer.Typer) -> None:
 
             for t in tools:
                 if not t.ok:
-                    print(annotation("error", f"{t.name} is missing: {t.note}", title="neuralis-build doctor"))
+                    level = "error" if t.required else "warning"
+                    print(annotation(level, f"{t.name} is missing: {t.note}", title="neuralis-build doctor"))
         else:
             print(f"neuralis-build {__version__}")
             width = max(len(t.version or "-") for t in tools)
             names = max(len(t.name) for t in tools)
             for t in tools:
-                mark = "ok     " if t.ok else "MISSING"
+                mark = "ok     " if t.ok else "MISSING" if t.required else "absent "
                 line = f"  {mark} {t.name:<{names}} {(t.version or '-'):<{width}}  {t.path or ''}".rstrip()
                 if t.note:
                     line += f"  ({t.note})" if t.path else f"  {t.note}"
                 print(line)
-        if not all(t.ok for t in tools):
+        if not all(t.ok for t in tools if t.required):
             raise typer.Exit(2)

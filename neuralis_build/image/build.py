@@ -235,6 +235,8 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         # 6. npm's engine check against the host's Node; each package whose install script never ran, loaded once
         runs = natives.at_run_time(tree.closure, tree.written, tree.root, host, run.jobs)
         conflicts += runs.conflicts
+        if runs.loaded.note is not None:
+            run.notes.append(runs.loaded.note)
         # the report's rows, made once: each package's own verdict and what the rules across packages added
         outcomes = [w.outcome for w in works] + [f.outcome for f in tree.found]
         installed = installed_of(tree.closure, tree.written)
@@ -284,6 +286,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
             record = record_of(w.listed, w.outcome)
             if w.listed.key is not None and record is not None:
                 cache.put(w.listed.key, record)
+        runs.verify(tree.root)  # before anything is kept: the tree is as the loads found it, or nothing is
         cache.save()  # verdicts only: true of the packages' bytes whether or not the swap below succeeds
         commit(staging, out, [n for n in ENTRIES if kept is None or n != install.NODE_MODULES], run.done)
         if kept is None:

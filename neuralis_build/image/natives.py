@@ -9,51 +9,54 @@ ES module) from the folder it is installed under. A package that builds an addon
 ``node-gyp-build``, ``@mapbox/node-pre-gyp`` or ``bindings`` when it depends on one (better-sqlite3
 loads it only when a database is opened), else ``build/Release/<target>.node``.
 
-The child gets a timeout, a temporary home and working folder of its own, an environment with
-nothing of the build's but ``PATH`` (no proxy settings, no registry tokens, no ``NODE_OPTIONS``), and
-no network: before the package loads, Node's sockets, datagrams and name lookups are replaced by ones
-that fail at once (a guard in JavaScript, the layer every package's own networking goes through; a
-network namespace would need privileges a build container often lacks). A package that needs the
-network or a secret to load fails here as it would fail on a host without them. Where the node has
-its permission model (``sandbox``), the package may read files and load its addon, but not write a
-file or start a process: loading runs untrusted code on the build machine, which install scripts
-never did. The child exits once it has given its verdict, so a package that starts a timer or a
-server on load does not hold it open.
+Loading a package runs its code, and an addon is machine code: every load runs in the OS sandbox
+(``neuralis_build.sandbox``: its own namespaces, no network, no view of the build's environment, home
+or processes) over the staged tree mounted read-only (``confine.py``), and that tree is proved
+untouched before the commit. Where this machine has no sandbox, no package is loaded: each is "not
+checked", never "works" (a language-level guard such as Node's permission model never sees an addon).
+
+Inside the sandbox the network is gone whatever the code does; the guard in JavaScript (Node's
+sockets, datagrams and name lookups replaced by ones that fail at once) only tells "it reached for
+the network" apart from a failure, so the verdict says "could not be checked" rather than "fails": a
+host has a network. A write into the read-only tree, or a file outside the image (which the sandbox
+does not have, and a host may), is said the same way. The child exits once it has given its verdict,
+so a package that starts a timer or a server on load does not hold it open.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import os
 import signal
-import tempfile
+import time
 from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from neuralis_build.errors import SubprocessError
+from neuralis_build.errors import UserError
 from neuralis_build.hostprofile import HostProfile
+from neuralis_build.image import confine
 from neuralis_build.image.conflicts import Conflict, engine_conflicts
 from neuralis_build.image.graph import Closure
 from neuralis_build.image.materialize import Written
 from neuralis_build.image.nodecheck import node_version
-from neuralis_build.process import run, which
+from neuralis_build.process import which
+from neuralis_build.sandbox import Confined, Mount, NoSandbox, Sandbox, find_sandbox
 
 LOAD_TIMEOUT = 60.0
 """Seconds one package may take to load (a real native module loads in well under a second)."""
 
 LOADERS = ("node-gyp-build", "@mapbox/node-pre-gyp", "bindings")
 
-LoadStatus = Literal["works", "fails", "no-entry", "needs-host", "denied"]
-STATUSES = ("works", "fails", "no-entry", "needs-host", "denied")
+LoadStatus = Literal["works", "fails", "no-entry", "needs-host", "denied", "not-checked"]
+STATUSES = ("works", "fails", "no-entry", "needs-host", "denied", "not-checked")
 
 _SCRIPT = r"""
 const path = require("path");
 const fs = require("fs");
-const [name, dir, target, loader, provided] = JSON.parse(process.argv[1]);
+const [name, dir, target, loader, provided, image] = JSON.parse(process.argv[1]);
 // no network: every socket, datagram and name lookup fails at once, as on a host without network access
 function offline(what) {
   const e = new Error(`it reached for the network while loading (${what}), and the check allows none`);
@@ -109,9 +112,14 @@ const say = (verdict) => process.stdout.write(JSON.stringify(verdict), () => pro
     if (missing && provided.includes(owner)) return say({ status: "needs-host", detail: missing[1] });
     // what the check forbids (the network, a write, a process) says nothing of the host, which allows it
     if (e && e.denied) return say({ status: "denied", detail: e.message });
-    if (e && e.code === "ERR_ACCESS_DENIED") {
-      const what = e.permission === "FileSystemWrite" ? `wrote to ${e.resource}` : `used ${e.permission}`;
-      return say({ status: "denied", detail: `it ${what} while loading, and the check allows no ${e.permission}` });
+    // in the sandbox only the image's tree (at `image`) is this machine's: the host has files the sandbox has not
+    if (e && typeof e.path === "string" && path.isAbsolute(e.path) && !e.path.startsWith(image + "/")) {
+      const detail = `it reached for ${e.path} while loading, outside the image, and the check's sandbox has none`;
+      return say({ status: "denied", detail });
+    }
+    if (e && e.code === "EROFS") {
+      const detail = `it wrote to ${e.path} while loading, and the check's file system is read-only`;
+      return say({ status: "denied", detail });
     }
     // the first line, and the next when the first only announces it ("Could not locate the bindings file. Tried:")
     const lines = String((e && e.message) || e).split("\n").map((l) => l.trim()).filter(Boolean);
@@ -141,6 +149,8 @@ class Load:
             return "has no entry point to load (nothing to check)"
         if self.status == "denied":
             return f"could not be checked: {self.detail}"
+        if self.status == "not-checked":
+            return f"was not loaded: {self.detail}"
         if self.status == "needs-host":
             return f"cannot be loaded here: it needs {self.detail}, which the host provides (nothing to check)"
         return f"will fail at run time: {self.detail}"
@@ -171,54 +181,86 @@ def needs_loading(written: Written | None) -> bool:
     return written is not None and bool(written.scripts)
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """Every load's verdict by path, how the loads ran, and what proves they changed nothing (``confine``)."""
+
+    loads: dict[str, Load]
+    note: str | None = None  # for the report: where the loads ran, or why some did not
+    before: dict[str, confine.Entry] | None = None  # the staged tree as the loads found it
+    windows: tuple[confine.Window, ...] = ()
+
+
 def load_all(
     closure: Closure, written: Mapping[str, Written], root: Path, jobs: int, provided: Collection[str] = ()
-) -> dict[str, Load]:
-    """Load every placed package that has an install script, ``jobs`` at a time; verdicts by path. A package
-    that needs one of ``provided`` (what the host provides, which the image does not install) cannot be checked."""
+) -> Loaded:
+    """Load every placed package that has an install script, ``jobs`` at a time, in the sandbox over the tree
+    under ``root`` (read-only); where this machine has no sandbox, none is loaded. A package that needs one of
+    ``provided`` (what the host provides, which the image does not install) cannot be checked."""
     paths = [p for p in sorted(closure.placed) if needs_loading(written.get(p))]
     if not paths:
-        return {}
+        return Loaded({})
     node = which("node", "install Node.js 20 or later; the image build loads native modules with node")
-    with tempfile.TemporaryDirectory(prefix="neuralis-load-") as home, ThreadPoolExecutor(max(1, jobs)) as pool:
-        command = [node, *sandbox(node, Path(home)), "-e", _SCRIPT]
-        verdicts = pool.map(lambda p: _load(command, closure, written[p], root, p, Path(home), sorted(provided)), paths)
-        return dict(zip(paths, verdicts, strict=True))
+    box = find_sandbox(node)
+    if isinstance(box, NoSandbox):
+        note = (
+            f"no sandbox on this machine ({box.reason}): {len(paths)} package(s) with install scripts were not loaded"
+        )
+        return Loaded(dict.fromkeys(paths, Load("not-checked", f"no sandbox on this machine ({box.reason})")), note)
+    before = confine.snapshot(root / MODULES)
+    loads = _Loads(box, closure, written, root, sorted(provided))
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        verdicts = dict(zip(paths, pool.map(loads.load, paths), strict=True))
+    note = "packages with install scripts were loaded in the sandbox (bubblewrap: no network, no secrets)"
+    return Loaded(verdicts, note, before, tuple(loads.windows))
 
 
-def _env(home: Path) -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8"}
+MODULES = "node_modules"
 
 
-def sandbox(node: str, home: Path) -> list[str]:
-    """Node's permission model, where this node has it (``--permission``, or ``--experimental-permission`` from
-    Node 20.16): the package may read files and load its addon, and may not write a file, start a process or
-    a worker. An older node has none: the package then runs with the build's own rights (and no network)."""
-    for flag in ("--permission", "--experimental-permission"):
-        flags = [flag, "--allow-fs-read=*", "--allow-addons"]
+class _Loads:
+    """The loads of one build: the sandbox, the tree it mounts read-only, and when each load ran."""
+
+    def __init__(
+        self, box: Sandbox, closure: Closure, written: Mapping[str, Written], root: Path, provided: list[str]
+    ) -> None:
+        self.box, self.closure, self.written, self.root, self.provided = box, closure, written, root, provided
+        self.mounts = [Mount(root / MODULES, f"{confine.INSIDE}/{MODULES}")]
+        self.windows: list[confine.Window] = []
+
+    def load(self, path: str) -> Load:
+        """Load the package at ``path`` from the folder whose node_modules holds it, as its dependents do."""
+        folder = self.root.joinpath(*path.split("/"))
+        node = self.closure.placed[path].node
+        parent = folder.parents[len(node.name.split("/"))]  # node.name: the folder require() goes by (an alias's)
+        has_gyp = (folder / "binding.gyp").is_file()
+        npm = self.written[path].npm
+        deps = set(npm.dependencies) | set(npm.optional_dependencies)
+        loader = next((d for d in LOADERS if d in deps), "") if has_gyp else "none"
+        target = gyp_addon(folder) if has_gyp else None
+        inside = confine.inside(self.root, folder)
+        payload = json.dumps([node.name, inside, target, loader, self.provided, confine.INSIDE])
+        start = time.time_ns()
         try:
-            if run([node, *flags, "-e", "0"], timeout=LOAD_TIMEOUT, env=_env(home)).returncode == 0:
-                return flags
-        except SubprocessError:
-            continue
-    return []
+            done = self.box.run(
+                ["-e", _SCRIPT, payload],
+                mounts=self.mounts,
+                cwd=confine.inside(self.root, parent),
+                timeout=LOAD_TIMEOUT,
+            )
+        finally:
+            self.windows.append(confine.Window(f"{node.package_name}@{node.version} ({path})", start, time.time_ns()))
+        verdict = _verdict_of(done)
+        # the image's own paths in the words: the same tree gives the same verdict wherever it was staged
+        return Load(verdict.status, verdict.detail.replace(confine.INSIDE + "/", ""))
 
 
-def _load(
-    command: list[str], closure: Closure, written: Written, root: Path, path: str, home: Path, provided: list[str]
-) -> Load:
-    folder = root.joinpath(*path.split("/"))
-    name = closure.placed[path].node.name  # the folder name require() goes by (an alias's own)
-    parent = folder.parents[len(name.split("/"))]  # the folder whose node_modules holds it
-    has_gyp = (folder / "binding.gyp").is_file()
-    target = gyp_addon(folder) if has_gyp else None
-    deps = set(written.npm.dependencies) | set(written.npm.optional_dependencies)
-    loader = next((d for d in LOADERS if d in deps), "") if has_gyp else "none"
-    payload = json.dumps([name, os.path.realpath(folder), target if has_gyp else None, loader, provided])
-    try:
-        done = run([*command, payload], cwd=parent, timeout=LOAD_TIMEOUT, env=_env(home))
-    except SubprocessError:
+def _verdict_of(done: Confined) -> Load:
+    """The verdict the load script printed, or how node ended without one."""
+    if done.timed_out:
         return Load("fails", f"it did not finish loading within {LOAD_TIMEOUT:.0f} s")
+    if done.overflowed:
+        return Load("denied", "it printed more than the check reads (1 MiB) while loading")
     try:
         data = json.loads(done.stdout)
         status, detail = data["status"], str(data.get("detail") or "")
@@ -226,8 +268,7 @@ def _load(
         return Load("fails", _ended(done.returncode, done.stderr))
     if status not in STATUSES:
         return Load("fails", _ended(done.returncode, done.stderr))
-    prefix = os.path.realpath(root) + os.sep
-    return Load(status, detail.replace(prefix, ""))  # the image's own paths: the same tree gives the same words
+    return Load(status, detail)
 
 
 def _ended(code: int, stderr: str) -> str:
@@ -252,10 +293,15 @@ def load_conflicts(closure: Closure, written: Mapping[str, Written], loads: Mapp
     for path, load in sorted(loads.items()):
         placed = closure.placed[path]
         name, version = placed.node.package_name, placed.node.version
-        if load.status == "denied":
+        if load.status in ("denied", "not-checked"):
             message = (
                 f"{name}@{version} ({path}, via {' → '.join(placed.chain)}) {load.sentence}: load it on a host "
                 "like yours to know whether it works without its install script"
+                + (
+                    "; install bubblewrap to have the image build load it in its sandbox"
+                    if load.status == "not-checked"
+                    else ""
+                )
             )
             out.append(Conflict("load", name, "warning", message, path))
         if load.status != "fails":
@@ -284,8 +330,28 @@ class AtRunTime:
     engine check (EBADENGINE) against it, and each package with an install script, loaded once."""
 
     node: str
-    loads: dict[str, Load]
+    loaded: Loaded
     conflicts: list[Conflict]
+
+    @property
+    def loads(self) -> dict[str, Load]:
+        return self.loaded.loads
+
+    def verify(self, root: Path) -> None:
+        """Raise UserError when the tree under ``root`` is not as the loads found it (see ``confine``)."""
+        if self.loaded.before is None:
+            return
+        found = confine.changes(self.loaded.before, confine.snapshot(root / MODULES), self.loaded.windows, root)
+        if found is None:
+            return
+        shown = ", ".join(f"{MODULES}/{p}" for p in found.changed[:5])
+        more = f" and {len(found.changed) - 5} more" if len(found.changed) > 5 else ""
+        raise UserError(
+            f"the image's tree changed while its packages were loaded: {shown}{more}; loading at the time: "
+            f"{', '.join(found.suspects)}",
+            hint="nothing of this build was committed. A package that changes other packages' files when it is "
+            "loaded is hostile: take it (or what brings it in) out of the SPEC, and build again",
+        )
 
 
 def at_run_time(
@@ -294,5 +360,6 @@ def at_run_time(
     """The host's Node (its profile's ``nodeVersion``, else the node on PATH), the engine conflicts and the loads."""
     node = host.node_version or node_version()
     where = "the host profile's nodeVersion" if host.node_version else "the node on PATH, as no nodeVersion is set"
-    loads = load_all(closure, written, root, jobs, host.provided_packages)
-    return AtRunTime(node, loads, engine_conflicts(closure, node, where) + load_conflicts(closure, written, loads))
+    loaded = load_all(closure, written, root, jobs, host.provided_packages)
+    conflicts = engine_conflicts(closure, node, where) + load_conflicts(closure, written, loaded.loads)
+    return AtRunTime(node, loaded, conflicts)

@@ -1,4 +1,4 @@
-"""What the toolchain needs on this machine (Node, npm, the pinned esbuild and its JS API) and whether it is there."""
+"""What the toolchain needs here (Node, npm, the pinned esbuild, its JS API, the sandbox), and whether it is there."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ class ToolStatus:
     version: str | None = None
     path: str | None = None
     note: str | None = None
+    required: bool = True  # a missing optional tool (the sandbox) is said, and the doctor still exits 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,10 +99,24 @@ def _stylehost(fetch: bool, npm_ok: bool) -> ToolStatus:
     return ToolStatus(name, False, note=f"{what}: not installed, and npm is needed to install it")
 
 
+def _sandbox(node: ToolStatus) -> ToolStatus:
+    """The OS sandbox ``image`` loads packages in (bubblewrap); without it, no package's code is loaded."""
+    from neuralis_build.sandbox import NoSandbox, find_sandbox
+
+    if node.path is None:
+        return ToolStatus("sandbox", False, note="node is needed to try it", required=False)
+    found = find_sandbox(node.path)
+    if isinstance(found, NoSandbox):
+        note = f"{found.reason}: image loads no package with an install script (each is 'not checked')"
+        return ToolStatus("sandbox", False, note=note, required=False)
+    version = _version_of(found.bwrap, "").version
+    return ToolStatus("sandbox", True, version, found.bwrap, "image loads packages with install scripts in it")
+
+
 def diagnose(*, fetch: bool = False) -> list[ToolStatus]:
-    """Python, Node, npm, esbuild and its JS API; with ``fetch``, obtain what is not there yet."""
+    """Python, Node, npm, esbuild and its JS API, the sandbox; with ``fetch``, obtain what is not there yet."""
     python = ToolStatus("python", True, sys.version.split()[0], sys.executable)
     node = _version_of("node", "install Node.js 20 or newer")
     npm = _version_of("npm", "npm comes with Node.js: install Node.js 20 or newer")
     esbuild = _esbuild(fetch, npm.ok)
-    return [python, node, npm, esbuild, _stylehost(fetch and esbuild.ok, npm.ok)]
+    return [python, node, npm, esbuild, _stylehost(fetch and esbuild.ok, npm.ok), _sandbox(node)]

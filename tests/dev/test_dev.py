@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -61,7 +62,9 @@ def publish(page, data: dict, state: str) -> dict:
 def test_the_ui_example_renders_every_surface_and_publishes_test_events(tmp_path, dev_server, browser_page):
     reports = reports_with_charts(tmp_path)
     dev = dev_server(reports)
-    assert dev.lines[0].endswith(" built in " + dev.lines[0].rsplit(" built in ", 1)[1])
+    # the build's line comes before the URL; on a fresh machine a once-per-machine step (the host page's tools
+    # installed into the toolchain's cache) may say so first
+    assert any(re.fullmatch(r".* built in \d+(\.\d+)? m?s", line) for line in dev.lines), dev.lines
     page = browser_page.page
     status = open_dev_page(browser_page, dev.url)
     assert surface_states(status) == {

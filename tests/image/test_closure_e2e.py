@@ -17,7 +17,7 @@ import pytest
 
 from neuralis_build.image.fetch import integrity_of
 from neuralis_build.image.tiers import stored
-from tests.conftest import manifest, requires_node
+from tests.conftest import manifest, requires_node, requires_sandbox
 from tests.image.conftest import LocalRegistry, Run, package_tgz, spec_text, tree_bytes, write_tgz
 
 pytestmark = [pytest.mark.e2e, pytest.mark.registry, requires_node]
@@ -374,6 +374,7 @@ def test_a_refused_dependency_takes_out_what_needs_it(
     assert "node_modules/acme-bad-dep" in resolution["packages"]
 
 
+@requires_sandbox
 def test_install_scripts_never_run_and_are_reported(
     tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
 ) -> None:
@@ -420,6 +421,7 @@ def test_install_scripts_never_run_and_are_reported(
     assert not marker.exists()  # loading a package runs its code, never its install script
 
 
+@requires_sandbox
 def test_packages_load_with_no_network_and_no_writes_and_a_timer_does_not_hold_the_check(
     tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
 ) -> None:
@@ -431,15 +433,25 @@ def test_packages_load_with_no_network_and_no_writes_and_a_timer_does_not_hold_t
     timer = "setInterval(() => {}, 1000);\nmodule.exports = 1;\n"  # a package that keeps the event loop alive
     publish(npm_registry, tmp_path, lib("acme-timer", "1.0.0", scripts=post), {"index.js": timer})
     marker = tmp_path / "written-on-load"
-    writes = f"require('fs').writeFileSync({json.dumps(str(marker))}, 'x');\n"  # node's permission model says no
+    writes = f"require('fs').writeFileSync({json.dumps(str(marker))}, 'x');\n"  # outside the sandbox's view
     publish(npm_registry, tmp_path, lib("acme-writer", "1.0.0", scripts=post), {"index.js": writes})
-    deps = {"acme-phone": "1.0.0", "acme-lookup": "1.0.0", "acme-timer": "1.0.0", "acme-writer": "1.0.0"}
+    own = "require('fs').writeFileSync(__dirname + '/cache.bin', 'x');\n"  # into the tree, mounted read-only
+    publish(npm_registry, tmp_path, lib("acme-cacher", "1.0.0", scripts=post), {"index.js": own})
+    scratch = "const p = require('path').join(require('os').tmpdir(), 'x'); require('fs').writeFileSync(p, 'x');\n"
+    publish(npm_registry, tmp_path, lib("acme-scratch", "1.0.0", scripts=post), {"index.js": scratch})
+    names = ("acme-phone", "acme-lookup", "acme-timer", "acme-writer", "acme-cacher", "acme-scratch")
+    deps = dict.fromkeys(names, "1.0.0")
     write_tgz(tmp_path / "tgz", "app.tgz", package_tgz(manifest(name="acme-app", dependencies=deps)))
     run = run_image(spec_text({"source": "tgz/app.tgz", "class": "host-dependency"}))
     # what the check forbids says nothing of the host: a warning (could not be checked), even for a host-dependency
     assert run.code == 0, run.err
     loads = {s["name"]: s["load"] for s in run.report["scripts"]}
+    cacher = stored("first-party", "acme-cacher", "1.0.0")
     assert loads == {
+        "acme-cacher": {
+            "status": "denied",
+            "detail": f"it wrote to {cacher}/cache.bin while loading, and the check's file system is read-only",
+        },
         "acme-lookup": {
             "status": "denied",
             "detail": "it reached for the network while loading (a name lookup of registry.npmjs.org), and the check "
@@ -449,17 +461,23 @@ def test_packages_load_with_no_network_and_no_writes_and_a_timer_does_not_hold_t
             "status": "denied",
             "detail": "it reached for the network while loading (127.0.0.1:9), and the check allows none",
         },
+        "acme-scratch": {"status": "works", "detail": None},  # its temporary folder is its own
         "acme-timer": {"status": "works", "detail": None},
         "acme-writer": {
             "status": "denied",
-            "detail": f"it wrote to {marker} while loading, and the check allows no FileSystemWrite",
+            "detail": f"it reached for {marker} while loading, outside the image, and the check's sandbox has none",
         },
     }
     assert not marker.exists()
+    assert not (run.image / cacher / "cache.bin").exists()
     warned = {c["name"]: c["severity"] for c in run.report["conflicts"] if c["kind"] == "load"}
-    assert warned == {"acme-lookup": "warning", "acme-phone": "warning", "acme-writer": "warning"}
+    assert warned == dict.fromkeys(["acme-cacher", "acme-lookup", "acme-phone", "acme-writer"], "warning")
+    assert "note: packages with install scripts were loaded in the sandbox (bubblewrap: no network, no secrets)" in (
+        run.err
+    )
 
 
+@requires_sandbox
 def test_a_package_that_needs_what_the_host_provides_is_not_said_to_fail(
     tmp_path: Path, npm_registry: LocalRegistry, run_image: RunImage
 ) -> None:

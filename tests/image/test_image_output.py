@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import manifest, requires_node
+from tests.conftest import manifest, requires_node, requires_sandbox
 from tests.image.conftest import package_tgz, write_tgz
 from tests.termkit import on_terminal
 
@@ -92,6 +92,7 @@ def test_jobs_must_be_at_least_one(spec):
     assert done.returncode == 2 and "Invalid value for --jobs: at least 1" in done.stderr
 
 
+@requires_sandbox
 def test_format_github_annotates_what_the_text_form_flags(tmp_path):
     """An install script not run is a warning in the text form; with --format github it is an annotation too
     (as each conflict in the closure and each contested tool name is), not silence."""

@@ -1,14 +1,18 @@
-"""The pieces of the native-module check that need no install: the addon binding.gyp names, the host's Node."""
+"""The pieces of the native-module check that need no install: the addon binding.gyp names, the host's Node, the
+proof that no load changed the tree."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 
-from neuralis_build.errors import UsageError
+from neuralis_build.errors import UsageError, UserError
 from neuralis_build.hostprofile import parse_host_profile
-from neuralis_build.image.natives import Load, gyp_addon
+from neuralis_build.image import confine
+from neuralis_build.image.natives import AtRunTime, Load, Loaded, gyp_addon
 
 BASE = {"hostApiVersion": "1", "reactMajor": 19}
 
@@ -46,3 +50,35 @@ def test_the_host_profile_may_name_its_node_version() -> None:
     for bad in ("22", "v22.12.0", 22):
         with pytest.raises(UsageError, match=r'nodeVersion must be a version such as "22\.12\.0"'):
             parse_host_profile({**BASE, "nodeVersion": bad}, "p")
+
+
+def test_a_change_to_the_tree_while_packages_load_fails_the_build_and_names_the_load_running_then(
+    tmp_path: Path,
+) -> None:
+    modules = tmp_path / "node_modules"
+    (modules / "fp-lib").mkdir(parents=True)
+    (modules / "fp-lib/index.js").write_text("module.exports = 'reviewed';\n")
+    (modules / "fp-lib/gone.js").write_text("")
+    before = confine.snapshot(modules)
+    quiet = confine.Window("quiet@1.0.0 (node_modules/quiet)", time.time_ns() - 10**10, time.time_ns() - 10**9)
+    start = time.time_ns()
+    (modules / "fp-lib/index.js").write_text("module.exports = 'pwned';\n")  # the same size, its mtime set back
+    os.utime(modules / "fp-lib/index.js", ns=(before["fp-lib/index.js"][3], before["fp-lib/index.js"][3]))
+    (modules / "fp-lib/gone.js").unlink()
+    evil = confine.Window("evil@1.0.0 (node_modules/evil)", start, time.time_ns())
+    runs = AtRunTime("20.20.2", Loaded({}, None, before, (quiet, evil)), [])
+    with pytest.raises(UserError) as raised:
+        runs.verify(tmp_path)
+    assert raised.value.message == (
+        "the image's tree changed while its packages were loaded: node_modules/fp-lib, node_modules/fp-lib/gone.js, "
+        "node_modules/fp-lib/index.js; loading at the time: evil@1.0.0 (node_modules/evil)"
+    )
+
+
+def test_an_untouched_tree_passes_and_a_build_that_loaded_nothing_is_not_walked(tmp_path: Path) -> None:
+    (tmp_path / "node_modules/a").mkdir(parents=True)
+    (tmp_path / "node_modules/a/index.js").write_text("")
+    (tmp_path / "node_modules/link").symlink_to("a")
+    before = confine.snapshot(tmp_path / "node_modules")
+    AtRunTime("20.20.2", Loaded({}, None, before, ()), []).verify(tmp_path)
+    AtRunTime("20.20.2", Loaded({}), []).verify(tmp_path / "absent")

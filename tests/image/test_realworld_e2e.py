@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from neuralis_build.image.tiers import stored
-from tests.conftest import manifest, requires_node
+from tests.conftest import manifest, requires_node, requires_sandbox
 from tests.image.conftest import LocalRegistry, Run, package_tgz, spec_text, tree_bytes, write_tgz
 
 pytestmark = [pytest.mark.e2e, pytest.mark.registry, pytest.mark.slow, requires_node]
@@ -69,6 +69,7 @@ def test_two_ranges_that_meet_are_not_reported_as_a_conflict_of_ranges(
         assert os.readlink(link) == "../../../.store/first-party/node_modules/@colors/colors"
 
 
+@requires_sandbox
 def test_native_modules_are_loaded_once_and_told_apart(
     tmp_path: Path, realworld_registry: LocalRegistry, run_image: RunImage
 ) -> None:
