@@ -8,10 +8,27 @@ as that root's workspace: the package acted on is the same.)
 
 The members: ``--workspace`` takes a name, a folder or a glob of folders, each matched by npm's own
 rules (lib/utils/get-workspaces.js: the name; the folder, relative to the working folder; a glob
-selects the members inside the folders it matches), over the members npm's map-workspaces finds
-from the root's ``workspaces`` globs. Rather than copy those rules, npm is asked: ``npm exec`` with
-the same flags runs one command in each selected member, in npm's order, and says "No workspaces
-found" as npm says it.
+selects the members inside the folders it matches; from inside a member, ``--workspaces`` means that
+member), over the members npm's map-workspaces finds from the root's ``workspaces`` globs. Rather than
+copy those rules, npm is asked, in a way that runs nothing of the tree:
+
+- ``npm pkg get name`` with the same flags: npm selects the members and prints their names, in its
+  order, or refuses ("No workspaces found") as npm refuses;
+- ``npm prefix``: the root npm selected them from (its local prefix);
+- npm's own ``@npmcli/map-workspaces`` (the module npm selected them with), run by node from npm's
+  folder (which ``npm help`` prints) on the root's package.json: each name's folder.
+
+``npm pkg get``, ``npm prefix`` and ``npm help`` read configuration and package.json files and start
+no program: no lifecycle script, no shell, so no ``script-shell`` or ``node-options`` a project
+``.npmrc`` of the reviewed tree sets is ever used, and no PATH is changed, so a member's
+``node_modules/.bin`` is never searched (``npm exec``, asked before, ran a command in each member
+through npm's script-shell with that folder first on PATH). The settings a project ``.npmrc`` could
+use to change the answer or write elsewhere are set on the command line, which wins over it:
+``global``, ``include-workspace-root``, ``loglevel``, ``update-notifier`` (no registry is asked) and
+``logs-dir`` (npm's debug log goes to a folder of our own, removed after). ``npm query`` was no
+substitute: its ``.workspace`` ignores ``--workspace``, and with the flags it answers from the
+installed ``node_modules`` tree, leaving out a member that is not installed, a nameless or
+symlinked one, or one whose folder name holds ``[``, ``,``, ``"`` or ``)``.
 """
 
 from __future__ import annotations
@@ -24,13 +41,11 @@ from pathlib import Path
 
 from neuralis_build.errors import NeuralisError, UsageError
 from neuralis_build.npm.packagejson import read_package_json
-from neuralis_build.process import run, which
+from neuralis_build.printable import shown, shown_text
+from neuralis_build.process import Completed, run, which
 
 MANIFEST = "package.json"
 NPM_TIMEOUT = 120
-# Printed by each selected member's shell: its folder as a JSON string (one line, whatever the name holds).
-# Double quotes only, so that sh and cmd.exe (npm's script-shell on Windows) read it alike.
-_PRINT_FOLDER = 'node -p "JSON.stringify(process.cwd())"'
 # npm settings that would change which members npm selects, as an outer `npm run` or the environment may set them.
 _WORKSPACE_SETTINGS = ("workspace", "workspaces", "include_workspace_root", "include-workspace-root")
 
@@ -98,39 +113,149 @@ def enclosing_workspaces_root(folder: Path) -> Path | None:
 def select_members(where: Path, selectors: Sequence[str], *, every: bool) -> list[Member]:
     """The members npm selects when run in ``where`` with ``--workspace`` each of ``selectors`` (or
     ``--workspaces`` when ``every``), in npm's order; npm's refusal ("No workspaces found") is a usage error."""
-    npm = which("npm", hint="--workspace and --workspaces select members as npm does, by asking npm: put npm on PATH")
-    flags = [f"--workspace={s}" for s in selectors] + (["--workspaces"] if every else [])
-    env = {k: v for k, v in os.environ.items() if not _is_workspace_setting(k)}
-    env["npm_config_update_notifier"] = "false"
-    try:
-        done = run(
-            [npm, "exec", *flags, "--call", _PRINT_FOLDER],
-            cwd=where,
-            env=env,
-            timeout=NPM_TIMEOUT,
-        )
-    except NeuralisError as exc:
-        raise UsageError(f"cannot ask npm for the workspaces of {where}: {exc.message}", hint=exc.hint) from None
-    if done.returncode != 0:
-        said = [
-            line.removeprefix("npm error").strip()
-            for line in done.stderr.splitlines()
-            if line.startswith("npm error") and "complete log of this run" not in line
-        ]
-        reason = " ".join(s for s in said if s) or f"npm exec exited {done.returncode}"
-        place = "the current folder" if str(where) == "." else str(where)
+    import tempfile  # not at the top: only --workspace and --workspaces pay for it
+
+    program = which(
+        "npm", hint="--workspace and --workspaces select members as npm does, by asking npm: put npm on PATH"
+    )
+    with tempfile.TemporaryDirectory(prefix="neuralis-npm-") as logs:
+        npm = _Npm(program, where, Path(logs))
+        names = _selected_names(npm, [f"--workspace={s}" for s in selectors] + (["--workspaces"] if every else []))
+        root = Path(npm.succeeding("prefix").stdout.strip())
+        folders = _member_folders(root, _npm_folder(npm))
+    unmapped = [name for name in names if name not in folders]
+    if unmapped:
         raise UsageError(
-            f"npm selects no workspace from {place}: {reason}",
+            f"npm selects {', '.join(shown(n) for n in unmapped)} from {where}, but npm's map-workspaces finds "
+            f"no member by that name under {shown(str(root))}",
+            hint="npm printed the name otherwise than its package.json spells it (npm hides what looks like a "
+            "credential): pass the member's folder as PATH instead",
+        )
+    members = []
+    for name in names:
+        folder = Path(folders[name])
+        fields = read_package_json(folder).npm
+        members.append(Member(folder, fields.name, fields.declares_neuralis))
+    return members
+
+
+@dataclass(frozen=True)
+class _Npm:
+    """npm, run in the folder a command was given, with the settings that must not come from the tree's .npmrc."""
+
+    program: str
+    where: Path
+    logs: Path
+
+    def __call__(self, *args: str) -> Completed:
+        env = {k: v for k, v in os.environ.items() if not _is_workspace_setting(k)}
+        pinned = [
+            "--global=false",
+            "--include-workspace-root=false",
+            "--loglevel=error",
+            "--update-notifier=false",
+            f"--logs-dir={self.logs}",
+        ]
+        try:
+            return run([self.program, *args, *pinned], cwd=self.where, env=env, timeout=NPM_TIMEOUT)
+        except NeuralisError as exc:
+            raise UsageError(
+                f"cannot ask npm for the workspaces of {self.where}: {exc.message}", hint=exc.hint
+            ) from None
+
+    def succeeding(self, *args: str) -> Completed:
+        """``npm ARGS``, which must succeed: a failure is npm's own trouble, reported with what npm said."""
+        done = self(*args)
+        if done.returncode != 0:
+            raise UsageError(
+                f"npm {' '.join(args)} failed in {self.where} (exit {done.returncode}): {_npm_said(done)}",
+                hint="run it there to see why",
+            )
+        return done
+
+
+def _selected_names(npm: _Npm, flags: list[str]) -> list[str]:
+    """The names of the members npm selects with ``flags``, in npm's order (``npm pkg get name`` prints
+    ``{member: its name}``, the members as npm's selection holds them)."""
+    done = npm("pkg", "get", "name", *flags)
+    if done.returncode != 0:
+        place = "the current folder" if str(npm.where) == "." else str(npm.where)
+        raise UsageError(
+            f"npm selects no workspace from {place}: {_npm_said(done) or f'npm pkg get exited {done.returncode}'}",
             hint="pass a member's name (from its package.json), its folder, or a folder holding members; "
             "--workspaces selects every member; run it at (or below) the workspaces root",
         )
-    members = []
-    for line in done.stdout.splitlines():
-        if line.startswith('"'):
-            folder = Path(json.loads(line))
-            fields = read_package_json(folder).npm
-            members.append(Member(folder, fields.name, fields.declares_neuralis))
-    return members
+    try:
+        selected = json.loads(done.stdout)
+    except ValueError:
+        selected = None
+    if not isinstance(selected, dict):
+        raise UsageError(
+            f"npm pkg get name printed no object of members in {npm.where}: {shown_text(done.stdout[:200])}",
+            hint="run npm pkg get name --workspaces there to see what npm says",
+        )
+    # JavaScript orders an object's keys that read as array indexes ("7") first: a member so named
+    # comes first here as it does in npm's own output.
+    return list(selected)
+
+
+def _npm_folder(npm: _Npm) -> Path:
+    """The folder npm runs from (its own package), which ``npm help`` prints last: ``npm@11.6.2 /usr/lib/…/npm``."""
+    said = [line for line in npm.succeeding("help").stdout.splitlines() if line.startswith("npm@")]
+    folder = Path(said[-1].split(" ", 1)[1]) if said and " " in said[-1] else None
+    if folder is None or not (folder / "package.json").is_file():
+        raise UsageError(
+            f"cannot find npm's own folder: npm help printed {shown_text(said[-1]) if said else 'no npm@ line'}",
+            hint="the toolchain reads the members' folders with the map-workspaces module npm ships: npm 10 or later",
+        )
+    return folder
+
+
+def _member_folders(root: Path, npm_folder: Path) -> dict[str, str]:
+    """Each member's folder by its name, as npm's map-workspaces (the module npm selects them with) finds them
+    from the root's ``workspaces`` globs: no program of the tree runs, only npm's own module in node."""
+    node = which("node", hint="--workspace and --workspaces read the members' folders with node: put node on PATH")
+    try:
+        done = run([node, "-e", _MAP_WORKSPACES, str(root), str(npm_folder)], cwd=root, timeout=NPM_TIMEOUT)
+    except NeuralisError as exc:
+        raise UsageError(f"cannot read the workspaces of {root}: {exc.message}", hint=exc.hint) from None
+    try:
+        pairs = json.loads(done.stdout) if done.returncode == 0 else None
+    except ValueError:
+        pairs = None
+    if not isinstance(pairs, list) or not all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs
+    ):
+        raise UsageError(
+            f"npm's map-workspaces did not list the workspaces of {root}: "
+            f"{shown_text((done.stderr or done.stdout).strip()[-400:])}",
+            hint="the toolchain reads the members' folders with the map-workspaces module npm ships: npm 10 or later",
+        )
+    return dict(pairs)
+
+
+# Run by node: npm's own @npmcli/map-workspaces, from npm's folder, on the root's package.json (as npm's
+# get-workspaces calls it), printed as [[name, folder], ...] in its order.
+_MAP_WORKSPACES = """
+const { join } = require("node:path");
+const { readFileSync } = require("node:fs");
+const [root, npmFolder] = process.argv.slice(1);
+const mapWorkspaces = require(join(npmFolder, "node_modules", "@npmcli", "map-workspaces"));
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8").replace(/^\\uFEFF/, ""));
+mapWorkspaces({ cwd: root, pkg }).then((found) => {
+  process.stdout.write(JSON.stringify([...found].map(([name, folder]) => [String(name), folder])));
+});
+"""
+
+
+def _npm_said(done: Completed) -> str:
+    """npm's error lines, joined (without the pointer to its debug log)."""
+    said = [
+        line.removeprefix("npm error").strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("npm error") and "complete log of this run" not in line
+    ]
+    return " ".join(s for s in said if s)
 
 
 def _is_workspace_setting(key: str) -> bool:

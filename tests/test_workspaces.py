@@ -229,3 +229,73 @@ def test_a_workspaces_root_with_three_members(tmp_path: Path) -> None:
         tarball = output.read_text().removeprefix("tarball=").strip()
         assert tarball == f"acme-{Path(entry['folder']).name}-0.1.0.tgz"
         assert (root / entry["folder"] / "packed" / tarball).is_file()
+
+
+# A program that, run, leaves a marker beside the tree and then does what the real one would: the tree's
+# stand-ins for node and sh on a member's PATH (npm exec puts the member's node_modules/.bin first) and
+# the shell a project .npmrc names as npm's script-shell.
+_PLANTED = '#!/bin/sh\necho ran >> {marker}\nexec {real} "$@"\n'
+# What check (and pack, which checks first) says of the member at --trust untrusted.
+_EVENTS_DROPPED = (
+    "  packages/board/package.json:5:5 /neuralis/events\n"
+    '    warning NB0701 "events" is honored for first-party packages only; the host drops it at load\n'
+    "    hint: remove it, or install the package as first-party\n"
+    "explain a code: neuralis-build explain NB0701\n"
+)
+
+
+@pytest.mark.e2e
+@requires_node
+def test_selecting_members_runs_nothing_of_the_tree(tmp_path: Path) -> None:
+    """--workspaces asks npm which members it selects without running a program of the tree: not the node
+    or sh a member ships in node_modules/.bin, nor the script-shell its .npmrc names."""
+    from shutil import which
+
+    root = tmp_path / "acme"
+    markers = {name: tmp_path / f"ran-{name}" for name in ("node", "sh", "script-shell")}
+    # the script-shell hands over to the sh it finds on PATH: under npm exec, the member's
+    real = {"node": which("node"), "sh": which("sh"), "script-shell": "sh"}
+    planted = {name: _PLANTED.format(marker=markers[name], real=real[name]) for name in markers}
+    subject = 'export const subject = "board";\nexport function visible(): boolean {\n  return true;\n}\n'
+    event = {"id": "board.moved", "title": "Board moved", "subject": "board"}
+    build_file_tree(root, {
+        "package.json": ROOT,
+        ".npmrc": f"script-shell={root / 'tools/shell'}\n",
+        "tools": {"shell": planted["script-shell"]},
+        "packages/board": {
+            "package.json": {"name": "@acme/board", "version": "1.0.0", "neuralis": {"events": [event]}},
+            "src/events/board.ts": subject,
+            "node_modules/.bin": {"node": planted["node"], "sh": planted["sh"]},
+        },
+    })  # fmt: skip
+    for program in ("tools/shell", "packages/board/node_modules/.bin/node", "packages/board/node_modules/.bin/sh"):
+        (root / program).chmod(0o755)
+    nb = str(BIN / "neuralis-build")
+
+    built = _run([nb, "ui", "--workspaces"], root)
+    assert (built.returncode, built.stderr) == (0, "")
+    assert re.sub(r" in \d+ ms$", "", built.stdout, flags=re.M) == (
+        "built @acme/board for production\n  dist/src/events/board.js  exports subject, visible\n"
+    )
+    checked = _run([nb, "check", "--trust", "untrusted", "--workspaces"], root)
+    assert (checked.returncode, checked.stderr) == (0, "")
+    assert checked.stdout == "✓ @acme/board (packages/board, untrusted): 1 warning\n" + _EVENTS_DROPPED
+    # a reviewer packs with --ignore-scripts (docs/security.md): the package's own scripts are another matter
+    packed = _run([nb, "pack", "--dry-run", "--ignore-scripts", "--trust", "untrusted", "--workspaces"], root)
+    assert (packed.returncode, packed.stdout) == (0, "acme-board-1.0.0.tgz\n")
+    sizes_and_sums = r"\b\d+ B$|(?<=shasum         )\w+$|(?<=integrity      )\S+$"
+    assert re.sub(sizes_and_sums, "…", packed.stderr, flags=re.M) == _EVENTS_DROPPED + (
+        "📦 @acme/board@1.0.0\n"
+        "  dist/src/events/board.js           …\n"
+        "  dist/src/events/build-inputs.json  …\n"
+        "  src/events/board.ts                …\n"
+        "  package.json                       …\n"
+        "judged at      untrusted\n"
+        "filename       acme-board-1.0.0.tgz (dry run: not written)\n"
+        "package size   …\n"
+        "unpacked size  …\n"
+        "total files    4\n"
+        "shasum         …\n"
+        "integrity      …\n"
+    )
+    assert [name for name, marker in markers.items() if marker.exists()] == []

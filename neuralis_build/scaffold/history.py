@@ -3,6 +3,11 @@
 copier re-renders a template at the git ref a project was made from; our templates ship inside the
 wheel rather than in a repository, so each release keeps a copy of the templates it shipped under
 ``templates/_history/<version>/`` (a folder without a template.toml, which ``list_templates`` skips).
+
+The version comes from the package (its .neuralis-scaffold.json), so it names a folder only when it is
+exactly one of ``known_versions()``, and the folder it names must still lie under the history folder
+once symlinks are resolved: a value such as ``../../proc/self/cwd/x`` or an absolute path would
+otherwise point the base render at templates the package itself carries.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from pathlib import Path
 
 from neuralis_build import __version__
 from neuralis_build.errors import UsageError
+from neuralis_build.printable import shown
 from neuralis_build.scaffold.templates import templates_root
 
 HISTORY = "_history"
@@ -42,14 +48,20 @@ def templates_at(version: str, root: Path | None = None) -> TemplateSet:
     base = root or templates_root()
     if version == __version__:
         return TemplateSet(version, base, default_host_profile().react_major)
-    folder = base / HISTORY / version
-    meta = folder / HISTORY_META
-    if not meta.is_file():
+    if version not in known_versions(base):  # compared as a whole: never a path made of a value it does not know
         raise UsageError(
-            f"neuralis-build {__version__} does not know the templates of version {version}",
-            hint=f"it can update packages made by {', '.join(known_versions(root))}; "
+            f"neuralis-build {__version__} does not know the templates of version {shown(version)}",
+            hint=f"it can update packages made by {', '.join(known_versions(base))}; "
             "a newer toolchain may be needed, or scaffold afresh with neuralis new and copy your changes",
         )
+    history = (base / HISTORY).resolve()
+    folder = (history / version).resolve()
+    if folder.parent != history:
+        raise UsageError(
+            f"{base / HISTORY / version} leads out of the toolchain's templates history (to {folder})",
+            hint="reinstall neuralis-build: each kept version is a folder of templates/_history itself",
+        )
+    meta = folder / HISTORY_META
     try:
         data = tomllib.loads(meta.read_text("utf-8"))
         react_major = int(data["react_major"])

@@ -82,17 +82,18 @@ def plan_root_workflow(root: Path, member: Path, trust: str, templates_root: Pat
 
 
 def _render(folder: str, trust: str, templates_root: Path | None) -> bytes:
-    from jinja2 import Environment, StrictUndefined
-
+    from neuralis_build.scaffold.render import environment
     from neuralis_build.scaffold.templates import templates_root as shipped
 
     template = (templates_root or shipped()) / _FOLDER / _TEMPLATE
     if not template.is_file():  # a templates folder of one's own (tests, a fork) may not carry it
         template = shipped() / _FOLDER / _TEMPLATE
     source = template.read_text("utf-8")
-    env = Environment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
-    env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
-    text = env.from_string(source).render(entries=[{"folder": folder, "trust": trust}], toolchain_version=__version__)
+    text = (
+        environment()
+        .from_string(source)
+        .render(entries=[{"folder": folder, "trust": trust}], toolchain_version=__version__)
+    )
     return text.encode("utf-8")
 
 

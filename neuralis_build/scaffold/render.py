@@ -30,11 +30,19 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _environment() -> Environment:
-    from jinja2 import Environment, StrictUndefined
+def environment() -> Environment:
+    """The Jinja2 environment every template of the toolchain renders in (new, init, update, the root workflow).
+
+    A sandbox, and an immutable one (the templates only read their context): a template is data, and
+    one that reaches for Python (``cycler.__init__.__globals__.os``) is refused with a SecurityError
+    instead of running as the author. The templates come only from the toolchain's own folder
+    (scaffold/history.py); the sandbox is there for the day one comes from elsewhere all the same.
+    """
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     # StrictUndefined: a name the context lacks is an error, never an empty string left in a file.
-    env = Environment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
     env.filters["json"] = _json
     return env
 
@@ -67,7 +75,7 @@ def render_template(template: Template, context: Mapping[str, Any]) -> list[Plan
     """Every file of ``template`` rendered with ``context``, sorted by path; a template bug is a UsageError."""
     from jinja2 import TemplateError
 
-    env = _environment()
+    env = environment()
     planned: dict[str, PlannedFile] = {}
     for rel in template.files():
         source = rel.as_posix()

@@ -15,8 +15,10 @@ from typing import Literal
 
 from neuralis_build import __version__
 from neuralis_build.errors import SubprocessError, UsageError, UserError
+from neuralis_build.jsonpointer import SourceMap
+from neuralis_build.printable import shown
 from neuralis_build.process import run
-from neuralis_build.scaffold.history import templates_at
+from neuralis_build.scaffold.history import TemplateSet, known_versions, templates_at
 from neuralis_build.scaffold.merge import GIT_TIMEOUT, Merged, merge_json, merge_text
 from neuralis_build.scaffold.render import RECORD, PlannedFile
 from neuralis_build.scaffold.templates import get_template
@@ -73,13 +75,16 @@ class Record:
     answers: dict[str, str]
     """name, id and description; and the package's version when it was rendered with another than the first."""
     react_major: int | None
+    version_at: tuple[int, int] | None = None
+    """Where toolchainVersion stands in the file (line, column), for a message that refuses it."""
 
 
 def read_record(root: Path) -> Record:
     """The package's scaffold record; a missing or malformed one says what to do instead."""
     path = root / RECORD
     try:
-        data = parse(path.read_bytes().decode("utf-8"))
+        text = path.read_bytes().decode("utf-8")
+        data = parse(text)
     except FileNotFoundError:
         raise UsageError(
             f"{root} has no {RECORD}: it was not made by neuralis new",
@@ -110,6 +115,7 @@ def read_record(root: Path) -> Record:
         data["toolchainVersion"],
         kept,
         major if isinstance(major, int) and not isinstance(major, bool) else None,
+        SourceMap(text).locate("/toolchainVersion"),
     )
 
 
@@ -160,7 +166,7 @@ def plan_update(root: Path, *, templates_root: Path | None = None) -> UpdatePlan
     from neuralis_build.scaffold.create import render_package
 
     record = read_record(root)
-    old_set = templates_at(record.version, templates_root)
+    old_set = _recorded_templates(root, record, templates_root)
     new_set = templates_at(__version__, templates_root)
     base_files = render_package(
         get_template(record.template, old_set.root),
@@ -173,6 +179,24 @@ def plan_update(root: Path, *, templates_root: Path | None = None) -> UpdatePlan
     labels = ("yours", f"template {record.version}", f"template {__version__}")
     changes = _changes(root, _by_path(base_files), _by_path(new_files), labels)
     return UpdatePlan(root, answers["name"], record.template, record.version, __version__, changes, followed)
+
+
+def _recorded_templates(root: Path, record: Record, templates_root: Path | None) -> TemplateSet:
+    """The templates of the toolchain version the record names, which must be one this toolchain ships.
+
+    The value is the package's, so it is compared with the known versions as a whole and never joined to
+    a path before (``templates_at`` guards the same on its own, without the record to point at).
+    """
+    known = known_versions(templates_root)
+    if record.version not in known:
+        at = f"{root / RECORD}:{record.version_at[0]}:{record.version_at[1]}" if record.version_at else root / RECORD
+        raise UsageError(
+            f'{at} /toolchainVersion: "{shown(record.version)}" is not a version of neuralis-build '
+            f"whose templates neuralis-build {__version__} ships (those are {', '.join(known)})",
+            hint=f"it records the neuralis-build that scaffolded the package: restore {RECORD} from version "
+            "control; a package made by a newer neuralis-build is updated by that version or a later one",
+        )
+    return templates_at(record.version, templates_root)
 
 
 def _by_path(files: list[PlannedFile]) -> dict[str, bytes]:

@@ -10,7 +10,9 @@ import pytest
 
 from neuralis_build import __version__
 from neuralis_build.check import check_path
+from neuralis_build.errors import UsageError
 from neuralis_build.scaffold.create import Request, create, plan
+from neuralis_build.scaffold.render import environment, render_template
 from neuralis_build.scaffold.templates import JINJA_SUFFIX, Template, list_templates, templates_root
 from neuralis_build.trust import TRUST_TIERS, at_least
 
@@ -56,6 +58,29 @@ def test_an_unknown_template_is_a_usage_error_with_a_suggestion(new: NewRunner, 
         "(neuralis new --list describes them)",
     ]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_templates_render_in_a_sandbox_that_refuses_to_reach_python(tmp_path: Path) -> None:
+    """cycler.__init__.__globals__ is the way from plain Jinja2 to os.system; the sandbox refuses its first step,
+    and a template that takes it is reported as a broken template, not run."""
+    from jinja2.exceptions import SecurityError
+
+    env = environment()
+    with pytest.raises(SecurityError, match="access to attribute '__init__' of 'type' object is unsafe"):
+        env.from_string("{{ cycler.__init__.__globals__ }}").render()
+    with pytest.raises(SecurityError):  # immutable too: the templates only read their context
+        env.from_string("{{ names.append('x') }}").render(names=[])
+
+    marker = tmp_path / "ran"
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t/README.md.jinja").write_text(f'{{{{ cycler.__init__.__globals__.os.system("touch {marker}") }}}}')
+    template = Template("t", tmp_path / "t", "", "untrusted", "", (), 1)
+    with pytest.raises(UsageError) as refused:
+        render_template(template, {})
+    assert refused.value.message == (
+        "the t template is broken: README.md.jinja: access to attribute '__init__' of 'type' object is unsafe."
+    )
+    assert not marker.exists()
 
 
 def test_template_sources_mark_every_templated_file() -> None:

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from neuralis_build import __version__
+from neuralis_build.errors import UsageError
 from neuralis_build.scaffold.create import Request, create, plan, render_package
 from neuralis_build.scaffold.history import known_versions, templates_at
 from neuralis_build.scaffold.render import RECORD
@@ -160,6 +161,20 @@ def test_every_kept_version_renders_every_template() -> None:
             assert any(f.path == "package.json" for f in files)
 
 
+def test_a_kept_version_whose_folder_leads_out_of_the_history_is_refused(templates: Path, tmp_path: Path) -> None:
+    """The history folder is checked once symlinks are resolved: a kept version that is a link elsewhere (another
+    copy of templates, whoever made it) is not rendered."""
+    elsewhere = tmp_path / "elsewhere"
+    (templates / "_history" / OLD).rename(elsewhere)
+    (templates / "_history" / OLD).symlink_to(elsewhere)
+    assert OLD in known_versions(templates)
+    with pytest.raises(UsageError) as refused:
+        templates_at(OLD, templates)
+    assert refused.value.message == (
+        f"{templates / '_history' / OLD} leads out of the toolchain's templates history (to {elsewhere})"
+    )
+
+
 # The CLI, on a package the real 0.1.0 templates made.
 
 
@@ -287,3 +302,57 @@ def test_a_rename_and_a_version_bump_flow_into_what_the_template_made(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert output.read_text() == "tarball=acme-chart-1.2.0.tgz\n"
     assert (pkg / "packed/acme-chart-1.2.0.tgz").is_file()
+
+
+# A template tree a package could carry, whose README runs a shell command as whoever renders it with plain
+# Jinja2 (the cycler global reaches the os module through its __init__'s globals).
+_PAYLOAD = '{{{{ cycler.__init__.__globals__.os.system("echo ran > {marker}") }}}}\n'
+
+
+def _plant_templates(folder: Path, marker: Path) -> None:
+    """A templates-history folder (history.toml, a minimal template) inside the package, the README the payload."""
+    (folder / "minimal").mkdir(parents=True)
+    (folder / "history.toml").write_text("react_major = 19\n")
+    shutil.copy(templates_root() / "minimal/template.toml", folder / "minimal/template.toml")
+    (folder / "minimal/package.json.jinja").write_text('{"name": {{ name | json }}, "version": "0.1.0"}\n')
+    (folder / "minimal/README.md.jinja").write_text(_PAYLOAD.format(marker=marker))
+
+
+@pytest.mark.parametrize(
+    "recorded",
+    [
+        # from the toolchain's templates/_history up to /, then into the package through the process's cwd
+        "../" * 30 + "proc/self/cwd/.tpl",
+        "{pkg}/.tpl",  # an absolute path replaces the history folder when joined to it
+        "0.1.1",  # a version that could be real, but whose templates this toolchain does not ship
+        "0.1.0\x1b]0;owned\x07",  # a known version with a terminal's escape behind it
+    ],
+    ids=["parent-segments", "absolute", "unknown", "control-characters"],
+)
+def test_a_recorded_toolchain_version_the_toolchain_does_not_ship_is_refused_before_anything_renders(
+    recorded: str, tmp_path: Path
+) -> None:
+    """update renders the base only from the templates this toolchain ships: a .neuralis-scaffold.json whose
+    toolchainVersion names a folder of the package (or any version it does not know) is a located usage error,
+    and the package's own templates never render."""
+    pkg = scaffold_as_0_1_0(tmp_path, "minimal")
+    marker = tmp_path / "ran"
+    _plant_templates(pkg / ".tpl", marker)
+    value = recorded.format(pkg=pkg)
+    record = json.loads((pkg / RECORD).read_text())
+    record["toolchainVersion"] = value
+    (pkg / RECORD).write_text(json.dumps(record, indent=2) + "\n")
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "400"}
+
+    done = subprocess.run(
+        [str(BIN / "neuralis"), "update", "--dry-run"], cwd=pkg, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    escaped = value.replace("\x1b", "\\x1b").replace("\x07", "\\x07")
+    assert done.stderr == (
+        f'error: {pkg / RECORD}:4:3 /toolchainVersion: "{escaped}" is not a version of neuralis-build whose templates '
+        f"neuralis-build {__version__} ships (those are {', '.join(known_versions())})\n"
+        "hint: it records the neuralis-build that scaffolded the package: restore .neuralis-scaffold.json from "
+        "version control; a package made by a newer neuralis-build is updated by that version or a later one\n"
+    )
+    assert not marker.exists()
