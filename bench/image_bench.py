@@ -20,7 +20,13 @@ does); the caches are printed beside it (the image's ``.neuralis-cache``, npm's 
 Prints the medians and the ratios image / npm; the aims are at most 1.0 for the times and at most
 1.5 for the disk. Not a test: it never fails on a timing.
 
-    .venv/bin/python bench/image_bench.py [--set real|synthetic|all] [--count 1500] [--rounds 1] [--jobs 2]
+``--set sandbox`` measures what the sandbox costs instead: one load of node in bubblewrap against the
+same node without it (``node -e 0``, 20 times each), and a build of the synthetic set in which every
+50th package has an install script (so it is loaded), built with the sandbox and with none
+(``NEURALIS_BWRAP=""``, which loads nothing), alternating, with npm's cache warm and a fresh image
+folder each time: the difference is what the loads cost the build.
+
+    .venv/bin/python bench/image_bench.py [--set real|synthetic|all|sandbox] [--count 1500] [--rounds 1] [--jobs 2]
 """
 
 from __future__ import annotations
@@ -133,8 +139,9 @@ def tgz(files: dict[str, bytes]) -> bytes:
     return gzip.compress(buffer.getvalue(), 9, mtime=0)
 
 
-def synthetic(folder: Path, count: int) -> tuple[str, dict[str, str]]:
-    """N package tarballs in ``folder``: the SPEC's text and npm's dependencies for the same packages."""
+def synthetic(folder: Path, count: int, scripts_every: int = 0) -> tuple[str, dict[str, str]]:
+    """N package tarballs in ``folder``: the SPEC's text and npm's dependencies for the same packages (every
+    ``scripts_every``-th one with an install script, which the image loads it for)."""
     pick = random.Random(1)
     spec, deps = [], {}
     for i in range(count):
@@ -146,6 +153,7 @@ def synthetic(folder: Path, count: int) -> tuple[str, dict[str, str]]:
             "main": "lib/index.js",
             "files": ["lib", "tools"],
             "dependencies": uses,
+            **({"scripts": {"postinstall": "node setup.js"}} if scripts_every and i % scripts_every == 0 else {}),
             "neuralis": {
                 "name": f"Bench {i}",
                 "description": "A package of the image benchmark.",
@@ -334,9 +342,55 @@ def show(name: str, packages: int, r: Results) -> None:
     print(f"  caches:              image {r.sizes['image cache'] / mb:.1f} MB, npm {r.sizes['npm cache'] / mb:.1f} MB")
 
 
+def sandbox_cost(root: Path, count: int, rounds: int, jobs: int) -> None:
+    """What the sandbox costs one load, and a build of ``count`` packages of which every 50th is loaded."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from neuralis_build.sandbox import NoSandbox, find_sandbox
+
+    node = shutil.which("node") or "node"
+    box = find_sandbox(node)
+    if isinstance(box, NoSandbox):
+        sys.exit(f"no sandbox here: {box.reason}")
+    plain, boxed = [], []
+    clean = {"PATH": os.environ.get("PATH", ""), "HOME": str(root), "LANG": "C.UTF-8"}  # as a load had it before
+    for _ in range(20):
+        start = time.perf_counter()
+        subprocess.run([node, "-e", "0"], check=True, env=clean)
+        plain.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        assert box.run(["-e", "0"], timeout=60).returncode == 0
+        boxed.append(time.perf_counter() - start)
+    p, b = statistics.median(plain) * 1000, statistics.median(boxed) * 1000
+    print(f"== one load: node -e 0 {p:.1f} ms, in the sandbox {b:.1f} ms: the sandbox adds {b - p:.1f} ms")
+    (root / "tgz").mkdir()
+    text, _ = synthetic(root / "tgz", count, scripts_every=50)
+    spec = root / "sandbox.toml"
+    spec.write_text(text)
+    image = root / "sandbox-image"
+    env = dict(os.environ, npm_config_cache=str(root / "npm-cache"))
+    build = [str(CLI), "image", str(spec), "--out", str(image), "--jobs", str(jobs), "--format", "json"]
+    run(build, None, env, ok=(0, 1))  # npm's cache warm for both
+    results = Results()
+    for round_ in range(rounds):
+        ways = [("sandbox", env), ("no sandbox", dict(env, NEURALIS_BWRAP=""))]
+        for way, environment in ways if round_ % 2 == 0 else reversed(ways):
+            fresh(image)
+            results.add(way, run(build, None, environment, ok=(0, 1)))
+    loaded = sum(1 for s in json.loads((image / "neuralis-image.json").read_text())["scripts"] if s["load"])
+    with_, without = results.median("sandbox"), results.median("no sandbox")
+    print(f"== a build of {count} packages, {loaded} of them loaded (the last round's report)")
+    print(
+        f"  with the sandbox:    {with_:7.2f} s (median of {', '.join(f'{t:.2f}' for t in results.times['sandbox'])})"
+    )
+    print(f"  loading nothing:     {without:7.2f} s")
+    each = (with_ - without) / max(loaded, 1) * 1000
+    print(f"  the loads cost:      {with_ - without:7.2f} s ({each:.0f} ms a loaded package)")
+    fresh(image)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("real", "synthetic", "all"), default="all")
+    parser.add_argument("--set", choices=("real", "synthetic", "all", "sandbox"), default="all")
     parser.add_argument("--count", type=int, default=1500, help="packages of the synthetic set")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
@@ -347,6 +401,9 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(prefix="image-bench-") as scratch:
         root = Path(scratch)
+        if args.set == "sandbox":
+            sandbox_cost(root, args.count, args.rounds, args.jobs)
+            return
         if args.set in ("real", "all"):
             text, deps = real()
             show("real", len(REAL), measure("real", text, deps, root, args.rounds, args.jobs))

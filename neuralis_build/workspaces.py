@@ -15,10 +15,10 @@ copy those rules, npm is asked, in a way that runs nothing of the tree:
 - ``npm pkg get name`` with the same flags: npm selects the members and prints their names, in its
   order, or refuses ("No workspaces found") as npm refuses;
 - ``npm prefix``: the root npm selected them from (its local prefix);
-- npm's own ``@npmcli/map-workspaces`` (the module npm selected them with), run by node from npm's
-  folder (which ``npm help`` prints) on the root's package.json: each name's folder.
+- npm's own ``@npmcli/map-workspaces`` (the module npm selected them with), run by node from the
+  folder of the npm on PATH on the root's package.json: each name's folder.
 
-``npm pkg get``, ``npm prefix`` and ``npm help`` read configuration and package.json files and start
+``npm pkg get`` and ``npm prefix`` read configuration and package.json files and start
 no program: no lifecycle script, no shell, so no ``script-shell`` or ``node-options`` a project
 ``.npmrc`` of the reviewed tree sets is ever used, and no PATH is changed, so a member's
 ``node_modules/.bin`` is never searched (``npm exec``, asked before, ran a command in each member
@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from neuralis_build.errors import NeuralisError, UsageError
+from neuralis_build.npm.home import npm_module
 from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.printable import shown, shown_text
 from neuralis_build.process import Completed, run, which
@@ -122,7 +123,7 @@ def select_members(where: Path, selectors: Sequence[str], *, every: bool) -> lis
         npm = _Npm(program, where, Path(logs))
         names = _selected_names(npm, [f"--workspace={s}" for s in selectors] + (["--workspaces"] if every else []))
         root = Path(npm.succeeding("prefix").stdout.strip())
-        folders = _member_folders(root, _npm_folder(npm))
+        folders = _member_folders(root)
     unmapped = [name for name in names if name not in folders]
     if unmapped:
         raise UsageError(
@@ -199,24 +200,12 @@ def _selected_names(npm: _Npm, flags: list[str]) -> list[str]:
     return list(selected)
 
 
-def _npm_folder(npm: _Npm) -> Path:
-    """The folder npm runs from (its own package), which ``npm help`` prints last: ``npm@11.6.2 /usr/lib/…/npm``."""
-    said = [line for line in npm.succeeding("help").stdout.splitlines() if line.startswith("npm@")]
-    folder = Path(said[-1].split(" ", 1)[1]) if said and " " in said[-1] else None
-    if folder is None or not (folder / "package.json").is_file():
-        raise UsageError(
-            f"cannot find npm's own folder: npm help printed {shown_text(said[-1]) if said else 'no npm@ line'}",
-            hint="the toolchain reads the members' folders with the map-workspaces module npm ships: npm 10 or later",
-        )
-    return folder
-
-
-def _member_folders(root: Path, npm_folder: Path) -> dict[str, str]:
+def _member_folders(root: Path) -> dict[str, str]:
     """Each member's folder by its name, as npm's map-workspaces (the module npm selects them with) finds them
     from the root's ``workspaces`` globs: no program of the tree runs, only npm's own module in node."""
     node = which("node", hint="--workspace and --workspaces read the members' folders with node: put node on PATH")
     try:
-        done = run([node, "-e", _MAP_WORKSPACES, str(root), str(npm_folder)], cwd=root, timeout=NPM_TIMEOUT)
+        done = run([node, "-e", _MAP_WORKSPACES, str(root), str(_map_workspaces())], cwd=root, timeout=NPM_TIMEOUT)
     except NeuralisError as exc:
         raise UsageError(f"cannot read the workspaces of {root}: {exc.message}", hint=exc.hint) from None
     try:
@@ -234,13 +223,24 @@ def _member_folders(root: Path, npm_folder: Path) -> dict[str, str]:
     return dict(pairs)
 
 
+def _map_workspaces() -> Path:
+    """npm's own ``@npmcli/map-workspaces``, beside the npm on PATH."""
+    found = npm_module("@npmcli/map-workspaces")
+    if found is None:
+        raise UsageError(
+            "cannot find @npmcli/map-workspaces in the folder of the npm on PATH",
+            hint="the toolchain reads the members' folders with the map-workspaces module npm ships: npm 10 or later",
+        )
+    return found
+
+
 # Run by node: npm's own @npmcli/map-workspaces, from npm's folder, on the root's package.json (as npm's
 # get-workspaces calls it), printed as [[name, folder], ...] in its order.
 _MAP_WORKSPACES = """
 const { join } = require("node:path");
 const { readFileSync } = require("node:fs");
-const [root, npmFolder] = process.argv.slice(1);
-const mapWorkspaces = require(join(npmFolder, "node_modules", "@npmcli", "map-workspaces"));
+const [root, module] = process.argv.slice(1);
+const mapWorkspaces = require(module);
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8").replace(/^\\uFEFF/, ""));
 mapWorkspaces({ cwd: root, pkg }).then((found) => {
   process.stdout.write(JSON.stringify([...found].map(([name, folder]) => [String(name), folder])));

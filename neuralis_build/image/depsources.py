@@ -12,14 +12,12 @@ way out: publish it, or list it in the SPEC.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.image.listed import Listed
 from neuralis_build.jsonpointer import escape
+from neuralis_build.npm.home import npm_module
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.process import json_from, run, which
 
@@ -61,10 +59,7 @@ class Spec:
 
 def npm_package_arg() -> str:
     """Where npm's own spec parser is (``<npm>/node_modules/npm-package-arg``), from the npm on PATH."""
-    npm = shutil.which("npm")
-    if npm is None:
-        return ""
-    return str(Path(os.path.realpath(npm)).parent.parent / "node_modules" / "npm-package-arg")
+    return str(npm_module("npm-package-arg") or "")
 
 
 def kinds(specs: list[Spec]) -> list[str]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from neuralis_build.npm.home import npm_module
 from neuralis_build.process import json_from, run, which
 
 _SCRIPT = r"""
@@ -54,10 +54,7 @@ class NodeVerdicts:
 
 def npm_semver() -> str:
     """Where npm's own ``semver`` is (``<npm>/node_modules/semver``), from the npm on PATH."""
-    npm = shutil.which("npm")
-    if npm is None:
-        return ""
-    return str(Path(os.path.realpath(npm)).parent.parent / "node_modules" / "semver")
+    return str(npm_module("semver") or "")
 
 
 def check_with_node(
