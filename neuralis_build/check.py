@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from neuralis_build.diagnostics import Diagnostic, Diagnostics, code
 from neuralis_build.errors import DiagnosedError
 from neuralis_build.hostprofile import HostProfile, default_host_profile
-from neuralis_build.jsonpointer import split
+from neuralis_build.jsonpointer import MAX_DUPLICATES, split
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.model.block import read_block
 from neuralis_build.package import Package, load_package
@@ -64,9 +64,15 @@ def check_package(package: Package, trust: Trust, host: HostProfile | None = Non
 
 
 def duplicate_keys(package: Package) -> list[Diagnostic]:
-    """A key twice in one object: node keeps the last silently, so the first is an edit that does nothing."""
+    """A key twice in one object: node keeps the last silently, so the first is an edit that does nothing.
+
+    The first ``MAX_DUPLICATES`` repeats are listed and the rest counted in one more diagnostic, where
+    they begin: each names its pointer, so a package.json of nothing but repeats was reported at its size
+    squared.
+    """
     found = []
-    for pointer, (line, column), (first, first_column) in package.source.duplicate_keys():
+    repeats = package.source.duplicate_keys()
+    for pointer, (line, column), (first, first_column) in repeats[:MAX_DUPLICATES]:
         key, parent = split(pointer)[-1], pointer.rsplit("/", 1)[0]
         where = f"in {parent}" if parent else "at the top level"
         lines = f"lines {first} and {line}" if first != line else f"line {line}, columns {first_column} and {column}"
@@ -78,6 +84,21 @@ def duplicate_keys(package: Package) -> list[Diagnostic]:
                 pointer,
                 f'"{key}" appears twice {where} ({lines}); JSON.parse keeps only this last one',
                 f'remove one of the two "{key}" keys, keeping the value you mean (merge them if both hold parts)',
+                line,
+                column,
+            )
+        )
+    if len(repeats) > MAX_DUPLICATES:
+        pointer, (line, column), _ = repeats[MAX_DUPLICATES]
+        rest = package.source.duplicate_count - MAX_DUPLICATES
+        found.append(
+            Diagnostic(
+                "error",
+                NB0009.id,
+                "package.json",
+                pointer,
+                f"{rest:,} more repeated keys, from this one on, are not listed",
+                "remove the repeated keys listed above, then check again",
                 line,
                 column,
             )

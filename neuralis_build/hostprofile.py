@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuralis_build.errors import UsageError
-from neuralis_build.regularfile import read_regular
+from neuralis_build.limits import MAX_JSON_BYTES
+from neuralis_build.regularfile import TooLarge, read_regular
 from neuralis_build.strictjson import JSONRefused, describe, parse
 
 if TYPE_CHECKING:
@@ -99,9 +100,14 @@ def load_host_profile(path: Path | str | None) -> HostProfile:
         return default_host_profile()
     p = Path(path)
     try:
-        text = read_regular(p).decode("utf-8")
+        text = read_regular(p, limit=MAX_JSON_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"{p}: host profile not found") from None
+    except TooLarge as exc:
+        raise UsageError(
+            f"{p}: the host profile is {exc.strerror}; it was not read",
+            hint="a host profile lists the platform's versions and tools, a few KiB: pass the profile itself",
+        ) from None
     except OSError as exc:
         raise UsageError(f"{p}: cannot read the host profile ({exc.strerror})") from None
     except UnicodeDecodeError as exc:

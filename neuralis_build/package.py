@@ -11,12 +11,12 @@ from neuralis_build.contract import Contract, discover
 from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.errors import DiagnosedError, UsageError
 from neuralis_build.jsonpointer import SourceMap, split
-from neuralis_build.limits import MAX_JSON_DEPTH
+from neuralis_build.limits import MAX_JSON_BYTES, MAX_JSON_DEPTH
 from neuralis_build.model.block import BLOCK as BLOCK
 from neuralis_build.model.block import block_of
 from neuralis_build.npm.fields import NpmFields, npm_fields
 from neuralis_build.npm.packagejson import MANIFEST, decode, read_package_json
-from neuralis_build.regularfile import NotRegularFile
+from neuralis_build.regularfile import NotRegularFile, TooLarge, size_text
 from neuralis_build.strictjson import JSONProblem, JSONRefused, parse, position
 
 if TYPE_CHECKING:
@@ -35,6 +35,9 @@ NB0006 = code(
 )
 NB0007 = code("NB0007", "manifest-lone-surrogate", "a string or key of package.json holds a lone UTF-16 surrogate")
 NB0008 = code("NB0008", "manifest-number-range", "a number of package.json does not fit a double (as Node reads it)")
+NB0010 = code(
+    "NB0010", "manifest-too-large", f"package.json is larger than the {size_text(MAX_JSON_BYTES)} the toolchain reads"
+)
 
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__slots__": ()})()
 """What ``Package.written`` gives for a pointer package.json has no value at (JSON has no such value)."""
@@ -151,8 +154,23 @@ def _json_diagnostic(problem: JSONProblem, text: str, source: SourceMap) -> Diag
     return Diagnostic("error", code_.id, MANIFEST, problem.pointer or "", message, problem.hint, line, column)
 
 
+def _too_large(size: int) -> DiagnosedError:
+    d = Diagnostic(
+        "error",
+        NB0010.id,
+        MANIFEST,
+        "",
+        f"package.json is {TooLarge(MANIFEST, size, MAX_JSON_BYTES).strerror}; it was not read",
+        "a package.json holds a package's metadata, well under 1 MiB: move large data (text, schemas, lists) "
+        "into files of the package",
+    )
+    return _fail("package.json is too large", d)
+
+
 def parse_manifest(raw: bytes, root: Path) -> Package:
     """Build the model from package.json bytes; bad bytes raise a DiagnosedError with line and column."""
+    if len(raw) > MAX_JSON_BYTES:  # bytes from a tarball: the cap read_package_json holds a file to
+        raise _too_large(len(raw))
     try:
         text = decode(raw)
     except UnicodeDecodeError as exc:
@@ -213,6 +231,8 @@ def load_package(path: Path | str) -> Package:
             else "make package.json a regular file",
         )
         raise _fail("package.json is not a regular file", d) from None
+    if isinstance(exc, TooLarge):
+        raise _too_large(exc.size) from None
     if isinstance(exc, FileNotFoundError):
         d = Diagnostic(
             "error",

@@ -16,6 +16,27 @@ _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
+class TooLarge(OSError):
+    """The file is larger than its reader's cap: refused from its size, before it is read whole (``errno.EFBIG``)."""
+
+    def __init__(self, path: Path | str, size: int, cap: int) -> None:
+        why = f"{size_text(size)}, more than the {size_text(cap)} the toolchain reads"
+        super().__init__(errno.EFBIG, why, str(path))
+        self.size = size
+        self.cap = cap
+
+    def __str__(self) -> str:
+        return f"{self.filename} is {self.strerror}"
+
+
+def size_text(size: int) -> str:
+    """A size as messages give it: ``16 MiB``, ``300.5 MiB (315,097,088 bytes)``, ``1,000 bytes``."""
+    if size < 1 << 20:
+        return f"{size:,} bytes"
+    mib = size / (1 << 20)
+    return f"{mib:.0f} MiB" if size % (1 << 20) == 0 else f"{mib:.1f} MiB ({size:,} bytes)"
+
+
 class NotRegularFile(OSError):
     """The path exists but is a FIFO, a socket, a device or a folder (or, when asked, a symlink)."""
 
@@ -42,7 +63,8 @@ def read_regular(path: Path | str, *, follow_symlinks: bool = True, limit: int |
     """The bytes of the regular file at ``path``; ``NotRegularFile`` for anything else.
 
     With ``follow_symlinks=False`` a symlink itself is refused (``O_NOFOLLOW``). With ``limit`` a file
-    larger than ``limit`` bytes is refused before it is read (``errno.EFBIG``).
+    larger than ``limit`` bytes is refused (``TooLarge``) from its size, before it is read, and no more
+    than ``limit`` and one byte is read should it grow meanwhile.
     """
     flags = _FLAGS | (0 if follow_symlinks else _NOFOLLOW)
     try:
@@ -58,10 +80,13 @@ def read_regular(path: Path | str, *, follow_symlinks: bool = True, limit: int |
             refused.fifo = stat.S_ISFIFO(st.st_mode)
             raise refused
         if limit is not None and st.st_size > limit:
-            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
+            raise TooLarge(path, st.st_size, limit)
+        chunks, total = [], 0
+        while chunk := os.read(fd, 1 << 20 if limit is None else min(1 << 20, limit + 1 - total)):
             chunks.append(chunk)
+            total += len(chunk)
+            if limit is not None and total > limit:  # it grew after fstat
+                raise TooLarge(path, total, limit)
         return b"".join(chunks)
     finally:
         os.close(fd)

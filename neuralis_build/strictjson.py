@@ -19,6 +19,7 @@ from neuralis_build.jsonpointer import SourceMap, first_too_deep, join
 from neuralis_build.limits import MAX_JSON_DEPTH
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any, Literal
 
     Kind = Literal["syntax", "depth", "surrogate", "number"]
@@ -118,27 +119,48 @@ def _pointer(path: Path) -> str:
 
 
 def _walk(data: Any, max_depth: int, *, check_strings: bool) -> list[JSONProblem]:
-    """Every bad value, lone surrogate and over-deep value, in document order (iteratively: no recursion)."""
+    """Every bad value, lone surrogate and over-deep value, in document order (iteratively: no recursion).
+
+    The walk keeps one iterator per open container, so it holds the path to the value it is at and no
+    more: listing every container's children up front held ~150 bytes per value, and a package.json of
+    8 MiB of ``[0,0,…]`` peaked at 1 GB.
+    """
     problems: list[JSONProblem] = []
-    stack: list[tuple[Path, Any, int]] = [(None, data, 0)]
+    stack: list[tuple[Path, Iterator[tuple[Any, Any]], int]] = []
+    children = _look(None, data, 0, max_depth, check_strings, problems)
+    if children is not None:
+        stack.append((None, children, 1))
     while stack and len(problems) < _REPORTED:
-        path, value, depth = stack.pop()
-        key = path[1] if path is not None else None
-        # an object's key (list keys are ints)
-        if check_strings and isinstance(key, str) and re.search(_SURROGATE, key):
+        parent, items, depth = stack[-1]
+        entry = next(items, None)
+        if entry is None:
+            stack.pop()
+            continue
+        key, value = entry
+        path = (parent, key)
+        if check_strings and isinstance(key, str) and re.search(_SURROGATE, key):  # an object's key
             problems.append(_surrogate(_pointer(path), "key"))
-        if isinstance(value, dict | list):
-            if depth >= max_depth:
-                problems.append(_depth_problem(_pointer(path), None, max_depth))
-                continue
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            stack.extend(((path, k), child, depth + 1) for k, child in reversed(list(items)))
-        elif isinstance(value, _Bad):
-            kind: Kind = "number" if value.text[-1:].isdigit() else "syntax"
-            problems.append(JSONProblem(kind, value.why, _hint(value), _pointer(path)))
-        elif check_strings and isinstance(value, str) and re.search(_SURROGATE, value):
-            problems.append(_surrogate(_pointer(path), "string"))
+        children = _look(path, value, depth, max_depth, check_strings, problems)
+        if children is not None:
+            stack.append((path, children, depth + 1))
     return problems
+
+
+def _look(
+    path: Path, value: Any, depth: int, max_depth: int, check_strings: bool, problems: list[JSONProblem]
+) -> Iterator[tuple[Any, Any]] | None:
+    """Add the problem of one value, if any; the (key, child) pairs of an array or object to walk next."""
+    if isinstance(value, dict | list):
+        if depth >= max_depth:
+            problems.append(_depth_problem(_pointer(path), None, max_depth))
+            return None
+        return iter(value.items()) if isinstance(value, dict) else enumerate(value)
+    if isinstance(value, _Bad):
+        kind: Kind = "number" if value.text[-1:].isdigit() else "syntax"
+        problems.append(JSONProblem(kind, value.why, _hint(value), _pointer(path)))
+    elif check_strings and isinstance(value, str) and re.search(_SURROGATE, value):
+        problems.append(_surrogate(_pointer(path), "string"))
+    return None
 
 
 def _surrogate(pointer: str, what: str) -> JSONProblem:

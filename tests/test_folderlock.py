@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import os
+import pwd
+import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from neuralis_build import folderlock
+from neuralis_build.errors import UsageError
 from tests.conftest import requires_node
 from tests.image.faultkit import CLI, HANG_GUARD, Lines
 from tests.ui.ui_helpers import HOST_TSX, build_file_tree, ui_manifest
@@ -122,3 +129,114 @@ def test_two_packs_into_the_package_folder_at_once_never_pack_each_others_temp_f
     # npm packs a tarball a previous pack left in the folder, never a temp file of one still writing
     assert [n for n in names if n != "package/acme-pack-1.0.0.tgz"] == ["package/index.js", "package/package.json"]
     assert sorted(p.name for p in root.iterdir()) == ["acme-pack-1.0.0.tgz", "index.js", "package.json"]
+
+
+OTHER_UID = 65534  # nobody
+FLOCKER = (
+    "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
+    "print('held', flush=True); sys.stdin.read()"
+)
+REFUSAL_GUARD = 120  # seconds: the refusal is at once; a build that waits for the other user reaches this and fails
+
+
+@pytest.fixture
+def shared(tmp_path: Path) -> Iterator[Path]:
+    """A folder under /tmp that another uid can reach and read (pytest's own tmp_path is the test user's only)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("runs a process as another uid through setpriv, which needs root")
+    folder = Path(tempfile.mkdtemp(prefix="neuralis-lock-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
+@contextmanager
+def held_as(uid: int, folder: Path) -> Iterator[subprocess.Popen[str]]:
+    """A process of ``uid`` that holds ``folder``'s flock until the block ends."""
+    argv = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-c", FLOCKER, str(folder)]
+    holder = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline() == "held\n"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+        holder.stdin.close()
+
+
+def _refusal(folder: Path, holder: subprocess.Popen[str]) -> list[str]:
+    command = folderlock._command(str(holder.pid))
+    return [
+        f"error: {folder} is locked by another user: uid {OTHER_UID} ({pwd.getpwuid(OTHER_UID).pw_name}), "
+        f"pid {holder.pid}{command}; not waiting for a process this user cannot stop",
+        "hint: ask them to end it, or build in a folder other users cannot read (anyone who can open a folder "
+        "can lock it)",
+    ]
+
+
+def test_pack_refuses_at_once_a_folder_another_user_holds_naming_them(shared: Path) -> None:
+    root = _plain_package(shared / "pkg")
+    with held_as(OTHER_UID, root) as holder:
+        done = subprocess.run(
+            [CLI, "pack", root, "--out", shared, "--trust", "untrusted"],
+            capture_output=True,
+            text=True,
+            timeout=REFUSAL_GUARD,
+        )
+        assert (done.returncode, done.stderr.splitlines()) == (2, _refusal(root, holder))
+    assert not list(shared.glob("*.tgz"))
+
+
+def attempt(folder: Path) -> BaseException | None:
+    """Hold ``folder`` in a thread; what it raised. A hold that waits past REFUSAL_GUARD fails the test instead."""
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            with folderlock.hold(folder):
+                pass
+        except BaseException as exc:  # handed to the test, which asserts on it
+            raised.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)  # released when the test ends its holder
+    thread.start()
+    thread.join(REFUSAL_GUARD)
+    assert not thread.is_alive(), f"still waiting for {folder} after {REFUSAL_GUARD} s"
+    return raised[0] if raised else None
+
+
+def test_the_library_refuses_a_folder_another_user_holds_and_names_the_holder_s_uid(shared: Path) -> None:
+    with held_as(OTHER_UID, shared) as holder:
+        command = folderlock._command(str(holder.pid))
+        assert folderlock._holder(os.stat(shared)) == folderlock.Holder(holder.pid, OTHER_UID, command)
+        refused, expected = attempt(shared), _refusal(shared, holder)
+    assert isinstance(refused, UsageError) and refused.exit_code == 2
+    assert [f"error: {refused.message}", f"hint: {refused.hint}"] == expected
+
+
+def test_a_holder_that_cannot_be_named_is_waited_for_a_bounded_time_then_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline() == "held\n"
+        unnamed = folderlock.Holder(holder.pid, None, "")  # as when /proc hides it, or its pid namespace differs
+        monkeypatch.setattr(folderlock, "_holder", lambda st: unnamed, raising=False)
+        monkeypatch.setattr(folderlock, "UNKNOWN_HOLDER_WAIT", 0.0, raising=False)
+        refused = attempt(tmp_path)
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+        holder.stdin.close()
+    assert isinstance(refused, UsageError)
+    assert (refused.message, refused.hint) == (
+        f"{tmp_path} is still locked by pid {holder.pid}, whose owner cannot be read, after 0 s of waiting",
+        "if it is a build of yours (in another container, say), run again once it ends; if it is not, build in a "
+        "folder other users cannot read",
+    )

@@ -25,6 +25,8 @@ from neuralis_build.image.diffmodel import (
     SizeChange,
     ToolChange,
 )
+from neuralis_build.limits import MAX_LOCK_BYTES
+from neuralis_build.regularfile import TooLarge, read_regular
 from neuralis_build.strictjson import JSONRefused, describe, parse
 
 REPORT = "neuralis-image.json"
@@ -33,11 +35,16 @@ REPORT = "neuralis-image.json"
 def read_report(path: Path) -> dict[str, Any]:
     """An image report: the file itself, or ``neuralis-image.json`` in an image folder; a usage error otherwise."""
     target = path / REPORT if path.is_dir() else path
-    try:
-        text = target.read_text("utf-8")
+    try:  # a FIFO is refused, not waited on; a file past the cap, never read whole
+        text = read_regular(target, limit=MAX_LOCK_BYTES).decode("utf-8")
     except FileNotFoundError:
         what = f"{path} holds no {REPORT}" if path.is_dir() else f"{path}: no such file"
         raise UsageError(what, hint="pass two image folders (--out of neuralis-build image) or two reports") from None
+    except TooLarge as exc:
+        raise UsageError(
+            f"{target}: the image report is {exc.strerror}; it was not read",
+            hint=f"pass the {REPORT} an image build wrote",
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{target}: cannot read the report ({exc})") from None
     try:

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from neuralis_build.errors import UsageError
+from neuralis_build.limits import MAX_LOCK_BYTES
+from neuralis_build.regularfile import TooLarge, read_regular
 
 LOCK = "neuralis-image.lock"
 LOCK_VERSION = 2
@@ -64,16 +66,22 @@ def nesting_at(text: str, limit: int) -> tuple[int, int]:
 
 def read_lock(path: Path) -> tuple[list[Locked], list[dict[str, Any]]]:
     """Read a lock (its SPEC entries and installed packages); a missing or malformed one is a usage error."""
-    try:
-        data: dict[str, Any] = tomllib.loads(path.read_text("utf-8"))
+    text = ""
+    try:  # a file past the cap is never read whole
+        text = read_regular(path, limit=MAX_LOCK_BYTES).decode("utf-8")
+        data: dict[str, Any] = tomllib.loads(text)
     except FileNotFoundError:
         raise UsageError(
             f"{path}: no lock to hold the build to", hint="build once without --frozen to write the lock"
         ) from None
+    except TooLarge as exc:
+        raise UsageError(
+            f"{path}: the lock is {exc.strerror}; it was not read", hint="delete it and build without --frozen"
+        ) from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"{path}: cannot read the lock ({exc})") from None
     except RecursionError:  # tomllib recurses once per nested array or inline table
-        line, column = nesting_at(path.read_text("utf-8"), MAX_NESTING)
+        line, column = nesting_at(text, MAX_NESTING)
         raise UsageError(
             f"{path}:{line}:{column}: cannot read the lock (arrays or inline tables nest deeper than {MAX_NESTING})",
             hint="a lock nests a few levels at most: rebuild it without --frozen",

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from neuralis_build.errors import UsageError
+from neuralis_build.limits import MAX_LOCK_BYTES
+from neuralis_build.regularfile import TooLarge, read_regular
 from neuralis_build.strictjson import parse
 
 NPM_LOCK = "package-lock.json"
@@ -140,10 +142,15 @@ def parse_npm_lock(text: str, where: Path) -> NpmLock:
 
 
 def read_npm_lock(path: Path) -> NpmLock:
-    try:
-        text = path.read_text("utf-8")
+    try:  # a file past the cap is never read whole
+        text = read_regular(path, limit=MAX_LOCK_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"{path}: no npm lock to build from", hint="build once without --frozen") from None
+    except TooLarge as exc:
+        raise UsageError(
+            f"{path}: npm's lock is {exc.strerror}; it was not read",
+            hint="delete it and build without --frozen; a tree that needs a larger lock is past what the image holds",
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read the npm lock ({exc})") from None
     return parse_npm_lock(text, path)

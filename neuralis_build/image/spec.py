@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from neuralis_build.errors import UsageError
-from neuralis_build.regularfile import read_regular
+from neuralis_build.limits import MAX_JSON_BYTES
+from neuralis_build.regularfile import TooLarge, read_regular
 from neuralis_build.trust import INSTALL_CLASSES, InstallClass, Trust, trust_for_class
 
 SourceKind = Literal["directory", "tarball", "npm"]
@@ -66,10 +67,16 @@ def load_spec(path: Path | str) -> ImageSpec:
     """Read and validate a SPEC; any problem is a UsageError (exit 2) naming the file and line."""
     spec_path = Path(path)
     try:
-        text = read_regular(spec_path).decode("utf-8")  # a FIFO is refused, not waited on
+        # a FIFO is refused, not waited on; a file past the cap, never read whole
+        text = read_regular(spec_path, limit=MAX_JSON_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise UsageError(
             f"{spec_path}: no such image spec", hint="pass the TOML file that lists the packages"
+        ) from None
+    except TooLarge as exc:
+        raise UsageError(
+            f"{spec_path}: the image spec is {exc.strerror}; it was not read",
+            hint="an image spec lists packages and servers, a few KiB: pass the spec itself",
         ) from None
     except OSError as exc:
         raise UsageError(f"{spec_path}: cannot read the image spec ({exc.strerror})") from None

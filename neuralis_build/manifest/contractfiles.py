@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from neuralis_build.contract import Contract, ContractFile
 from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.limits import MAX_JSON_BYTES
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.names import (
     ENTRY_NAME_RULE,
@@ -26,7 +27,7 @@ from neuralis_build.manifest.names import (
 )
 from neuralis_build.manifest.paths import Containment
 from neuralis_build.package import Package
-from neuralis_build.regularfile import read_regular
+from neuralis_build.regularfile import TooLarge, read_regular
 from neuralis_build.strictjson import JSONRefused, parse, position
 
 if TYPE_CHECKING:
@@ -118,8 +119,18 @@ def _file_names(contract: Contract, outside: set[str], c: Checker) -> None:
 
 def _tool_json(package: Package, f: ContractFile, c: Checker) -> None:
     """tools/<name>.json is the tool's whole definition: an object with a description, named by its stem."""
-    try:
-        text = read_regular(package.root / f.path).decode("utf-8")  # a FIFO is refused, never waited on
+    try:  # a FIFO is refused, never waited on; a file past the cap, never read whole
+        text = read_regular(package.root / f.path, limit=MAX_JSON_BYTES).decode("utf-8")
+    except TooLarge as exc:
+        c.diags.add(
+            "error",
+            NB1415,
+            "",
+            f"{f.path} is {exc.strerror}; it was not read",
+            "a tool definition is a description and a schema, a few KiB: move large data into files the tool reads",
+            file=f.path,
+        )
+        return
     except OSError as exc:
         c.diags.add(
             "error", NB1415, "", f"{f.path} cannot be read ({exc.strerror})", "make it a regular file", file=f.path

@@ -4,8 +4,9 @@ Every command reads package.json here and gets a value back: the bytes, the text
 or the error that stopped the read. Callers decide what a failure means for them (a located
 diagnostic for the package being checked, a warning for a dependency, a refused tarball), but the
 reading itself, its bounds and its failures are one behaviour: a FIFO or a device is refused, never
-waited on; a byte-order mark is dropped, as npm drops it; the JSON is read as Node reads it
-(strictjson), so a nesting too deep or a number Node cannot hold is an error, not a crash.
+waited on; a file over ``MAX_JSON_BYTES`` is refused from its size (``TooLarge``), never read whole; a
+byte-order mark is dropped, as npm drops it; the JSON is read as Node reads it (strictjson), so a
+nesting too deep or a number Node cannot hold is an error, not a crash.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neuralis_build.limits import MAX_JSON_BYTES
 from neuralis_build.npm.fields import NpmFields, npm_fields
-from neuralis_build.regularfile import read_regular
+from neuralis_build.regularfile import TooLarge, read_regular
 from neuralis_build.strictjson import JSONRefused, parse
 
 if TYPE_CHECKING:
@@ -46,7 +48,7 @@ class PackageJson:
     text: str | None = None
     data: Any = None
     error: OSError | ValueError | None = None
-    """FileNotFoundError, NotRegularFile or another OSError; UnicodeDecodeError or JSONRefused."""
+    """FileNotFoundError, NotRegularFile, TooLarge or another OSError; UnicodeDecodeError or JSONRefused."""
 
     @property
     def missing(self) -> bool:
@@ -67,6 +69,8 @@ class PackageJson:
         """This read with its text and JSON value (a read that failed, or is parsed already, is kept)."""
         if self.raw is None or self.error is not None or self.text is not None:
             return self
+        if len(self.raw) > MAX_JSON_BYTES:  # bytes read from elsewhere (a tarball's entry) have the same cap
+            return replace(self, error=TooLarge(self.path, len(self.raw), MAX_JSON_BYTES))
         try:
             text, data = parse_text(self.raw)
         except (UnicodeDecodeError, JSONRefused) as exc:
@@ -90,7 +94,8 @@ def read_package_json(folder: Path, *, follow_symlinks: bool = True, parse: bool
     """Read ``folder``/package.json; ``parse=False`` stops at the bytes (for a cheap look before parsing)."""
     path = folder / MANIFEST
     try:
-        raw = read_regular(path, follow_symlinks=follow_symlinks)  # a FIFO is refused, never waited on
+        # a FIFO is refused, never waited on; a file past the cap, never read whole
+        raw = read_regular(path, follow_symlinks=follow_symlinks, limit=MAX_JSON_BYTES)
     except OSError as exc:
         return PackageJson(path, error=exc)
     read = PackageJson(path, raw)

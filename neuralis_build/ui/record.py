@@ -87,10 +87,12 @@ def parse_record(data: Any) -> tuple[SharedImportsRecord | None, list[RecordProb
 
 def read_record(path: Path) -> tuple[SharedImportsRecord | None, list[RecordProblem]]:
     """Read and validate a record file; a missing file raises FileNotFoundError."""
+    from neuralis_build.limits import MAX_JSON_BYTES
     from neuralis_build.regularfile import read_regular
     from neuralis_build.strictjson import JSONRefused, parse
 
-    raw = read_regular(path)  # a FIFO is refused (NotRegularFile), never waited on
+    # a FIFO is refused (NotRegularFile), never waited on; a file past the cap (TooLarge), never read whole
+    raw = read_regular(path, limit=MAX_JSON_BYTES)
     try:
         data = parse(raw.decode("utf-8"))
     except JSONRefused as exc:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from neuralis_build.limits import MAX_JSON_BYTES
 from neuralis_build.regularfile import read_regular
 from neuralis_build.strictjson import parse
 from neuralis_build.ui.buildrecord import DIGEST, RECORD, digest
@@ -88,7 +89,7 @@ def read_state(root: Path, outputs: Iterable[str]) -> BuildState:
     for folder, names in sorted(by_folder.items()):
         rel = f"{folder}/{RECORD}" if folder else RECORD
         try:
-            record = _parse(read_regular(root / rel).decode("utf-8"))
+            record = _parse(read_regular(root / rel, limit=MAX_JSON_BYTES).decode("utf-8"))
         except FileNotFoundError:
             continue  # built by another tool, or before records were written: nothing to compare
         except (OSError, ValueError) as exc:  # a FIFO, bad JSON, a wrong shape, not UTF-8
@@ -109,7 +110,7 @@ def built_mode(root: Path, output: str) -> str | None:
     """
     folder, _, _ = output.rpartition("/")
     try:
-        data = parse(read_regular(root / folder / RECORD).decode("utf-8"))
+        data = parse(read_regular(root / folder / RECORD, limit=MAX_JSON_BYTES).decode("utf-8"))
     except (OSError, ValueError):
         return None  # a missing record says nothing; an unreadable one is named by NB1616
     mode = data.get("mode") if isinstance(data, dict) else None

@@ -58,10 +58,16 @@ def strip_jsonc(text: str) -> str:
 
 
 def read_tsconfig(path: Path) -> dict[str, Any]:
+    from neuralis_build.limits import MAX_JSON_BYTES
+    from neuralis_build.regularfile import TooLarge, read_regular
     from neuralis_build.strictjson import parse
 
-    try:  # bounded: a tsconfig nested past Python's json recursion is refused, not a crash
-        data = parse(strip_jsonc(path.read_text("utf-8")))
+    try:  # bounded: a tsconfig nested past Python's json recursion, or past the size cap, is refused
+        data = parse(strip_jsonc(read_regular(path, limit=MAX_JSON_BYTES).decode("utf-8")))
+    except TooLarge as exc:
+        message, hint = f"{path.name} is {exc.strerror}; it was not read", "a tsconfig is a few KiB: fix the file"
+        diagnostic = Diagnostic("error", NB1916.id, path.name, "", message, hint)
+        raise DiagnosedError(f"{path.name} cannot be read", [diagnostic]) from None
     except (OSError, ValueError) as exc:
         raise DiagnosedError(
             f"{path.name} cannot be read",

@@ -168,3 +168,18 @@ def test_the_image_build_says_set_for_an_empty_version(tmp_path):
     )
     (d,) = json.loads(done.stdout)["packages"][0]["diagnostics"]
     assert (d["code"], d["pointer"], d["hint"]) == ("NB1809", "/version", 'set "version" to a version string')
+
+
+def test_past_twenty_repeated_keys_the_rest_are_counted_in_one_more_error_where_they_begin(tmp_path):
+    members = ", ".join(f'"k": {i}' for i in range(26))
+    text = '{"name": "acme-dup", "version": "1.0.0", "neuralis": {}, "x": {' + members + "}}"
+    build_file_tree(tmp_path, {"package.json": text})
+    dups = [d for d in check_path(tmp_path, "first-party").diagnostics if d.code == "NB0009"]
+    keys = [i + 1 for i in range(len(text)) if text.startswith('"k"', i)]
+    assert [d.column for d in dups] == keys[1:22]  # the second to the 21st: 20 listed, then where the rest begin
+    assert (dups[-1].pointer, dups[-1].line, dups[-1].message, dups[-1].hint) == (
+        "/x/k",
+        1,
+        "5 more repeated keys, from this one on, are not listed",
+        "remove the repeated keys listed above, then check again",
+    )
