@@ -1,63 +1,74 @@
-"""The typed model and the manifest shapes describe each section with the same keys, so they cannot drift apart."""
+"""Every object of the manifest names the typed model that reads it, and that model reads exactly its keys.
+
+No list of pairs to keep up to date: the shapes are walked from the ``neuralis`` block down, so a key
+added to a shape without its model field (or the other way round), or a new object that names no
+model, fails here.
+"""
 
 from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from neuralis_build.manifest.block import NEURALIS
-from neuralis_build.manifest.compound import Obj
-from neuralis_build.manifest.sections import (
-    app,
-    config,
-    connectorauth,
-    connectors,
-    contributions,
-    credentials,
-    datalayout,
-    events,
-    module,
-    render,
-    requires,
-    runtime,
-    sources,
-    surfaces,
-)
-from neuralis_build.model import block as model
+from neuralis_build.manifest.compound import RAW, Field, Obj
+from neuralis_build.manifest.shape import Shape
 from neuralis_build.model.reader import keys_of
 
 
-def keys(*shapes: Obj) -> set[str]:
-    return {key for shape in shapes for key in shape.fields}
+def objects(shape: Any, seen: set[int] | None = None) -> Iterator[Obj]:
+    """Every object shape reachable from ``shape``: through fields, items, values and alternatives."""
+    seen = set() if seen is None else seen
+    if id(shape) in seen:
+        return
+    seen.add(id(shape))
+    if isinstance(shape, Obj):
+        yield shape
+    if isinstance(shape, Shape | Field) and dataclasses.is_dataclass(shape):
+        for f in dataclasses.fields(shape):
+            yield from _inside(getattr(shape, f.name), seen)
 
 
-PAIRS = [
-    (model.Block, keys(NEURALIS) - {"routes"}),  # routes have no inline form: the host never reads the key
-    (model.App, keys(app.APP)),
-    (model.Module, keys(module.MODULE)),
-    (model.Surface, keys(surfaces.WIDGET, surfaces.CARD, surfaces.DOCK)),
-    (model.Render, keys(render.IFRAME, render.REACT)),
-    (model.DockAction, keys(surfaces.ACTION)),
-    (model.FeatureGate, keys(requires.FEATURE_GATE)),
-    (model.Feature, keys(requires.FEATURE_OBJECT)),
-    (model.Requires, keys(requires.REQUIRES)),
-    (model.Event, keys(events.EVENT)),
-    (model.Notify, keys(events.NOTIFY)),
-    (model.Tool, keys(contributions.TOOL)),
-    (model.TeamMember, keys(contributions.TEAM_MEMBER)),
-    (model.Connector, keys(connectors.CONNECTOR)),
-    (model.ConnectorAuth, keys(connectorauth.AUTH)),
-    (model.SetupField, keys(connectorauth.SETUP_FIELD)),
-    (model.Credential, keys(credentials.CREDENTIAL)),
-    (model.ConfigSetting, keys(config.SETTING)),
-    (model.Source, keys(sources.SOURCE)),
-    (model.Runtime, keys(runtime.RUNTIME)),
-    (model.Permissions, keys(runtime.PERMISSIONS)),
-    (model.Hosted, keys(runtime.HOSTED)),
-    (model.DataLayout, keys(datalayout.DATA_LAYOUT)),
-    (model.MachineWritten, keys(datalayout.MACHINE_WRITTEN_ENTRY)),
-]
+def _inside(value: Any, seen: set[int]) -> Iterator[Obj]:
+    if isinstance(value, Shape | Field):
+        yield from objects(value, seen)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _inside(item, seen)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _inside(item, seen)
 
 
-@pytest.mark.parametrize(("cls", "shape_keys"), PAIRS, ids=lambda p: getattr(p, "__name__", ""))
-def test_a_model_class_reads_the_keys_its_shape_allows(cls, shape_keys):
-    assert keys_of(cls) == shape_keys
+ALL = list(objects(NEURALIS))
+
+
+def by_model() -> dict[type, set[str]]:
+    keys: dict[type, set[str]] = {}
+    for shape in ALL:
+        if isinstance(shape.model, type):
+            keys.setdefault(shape.model, set()).update(set(shape.fields) - set(shape.unmodeled))
+    return keys
+
+
+def test_every_object_of_the_manifest_names_how_it_is_read() -> None:
+    unnamed = [shape.what for shape in ALL if shape.model is None]
+    assert unnamed == [], "name the model class that reads it (model=…), or model=RAW when it is kept as written"
+    assert len(by_model()) >= 24  # the walk reaches the whole block
+
+
+@pytest.mark.parametrize("cls", sorted(by_model(), key=lambda c: c.__name__), ids=lambda c: c.__name__)
+def test_a_model_class_reads_the_keys_its_shapes_allow(cls: type) -> None:
+    assert keys_of(cls) == by_model()[cls]
+
+
+def test_objects_kept_as_written_are_the_free_form_ones() -> None:
+    assert sorted(shape.what for shape in ALL if shape.model == RAW) == [
+        "a uriPolicies default (exactly { read, write, exec })",
+        "a uriPolicies entry (exactly { default, paths? })",
+        "a uriPolicies path rule",
+        "access",
+    ]

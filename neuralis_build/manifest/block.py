@@ -23,6 +23,7 @@ from neuralis_build.manifest.sections import (
     sources,
     uri,
 )
+from neuralis_build.model import block as model
 
 NB0109 = code("NB0109", "unknown-block-key", "the neuralis block carries a key the spec does not define")
 
@@ -62,4 +63,6 @@ NEURALIS = Obj(
     unknown_code=NB0109,
     what="the neuralis block",
     description="Neuralis package metadata: the single source of truth for what the package contributes.",
+    model=model.Block,
+    unmodeled=("routes",),  # routes have no inline form: the host never reads the key
 )

@@ -108,9 +108,19 @@ Check = Callable[[dict[str, Any], str, Checker], None]
 """A semantic check on a well-shaped object: ``check(value, pointer, checker)``."""
 
 
+RAW: Literal["raw"] = "raw"
+"""An object's ``model`` when the typed block keeps it as written (free-form JSON the host applies itself)."""
+
+
 @dataclass
 class Obj(Shape):
-    """An object with named fields; unknown keys are an error, a warning, or allowed."""
+    """An object with named fields; unknown keys are an error, a warning, or allowed.
+
+    ``model`` names the class of the typed block (``neuralis_build.model.block``) that reads it, or
+    ``RAW``: every object of the manifest says how it is read, and a test holds each model's fields to
+    the keys of the shapes that name it, so a key is never added to one without the other.
+    ``unmodeled`` are keys the model does not read because the host never reads them inline (routes).
+    """
 
     fields: dict[str, Field]
     unknown: Unknown = "error"
@@ -118,6 +128,8 @@ class Obj(Shape):
     what: str = "this object"
     checks: Sequence[Check] = ()
     description: str | None = None
+    model: type | Literal["raw"] | None = None
+    unmodeled: tuple[str, ...] = ()
 
     def check(self, value: Any, pointer: str, c: Checker) -> bool:
         if not isinstance(value, dict):

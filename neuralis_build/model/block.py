@@ -2,7 +2,8 @@
 
 One class per section of the spec (and per object inside one); the field names are the JSON keys
 (in snake_case; ``key=`` where Python cannot spell one). What each key may hold is the manifest
-rules' business (manifest/sections/); a test holds these classes to the shapes' keys, so the two
+rules' business (manifest/sections/); each shape there names the class here that reads it
+(``Obj(model=…)``), and a test walks every shape and holds these classes to their keys, so the two
 descriptions of a section cannot drift apart. Read with :func:`read_block`.
 """
 

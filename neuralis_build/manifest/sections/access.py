@@ -6,7 +6,7 @@ from typing import Any
 
 from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
-from neuralis_build.manifest.compound import Field, Obj
+from neuralis_build.manifest.compound import RAW, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import Anything
 
@@ -40,6 +40,7 @@ ACCESS = Obj(
     unknown_code=NB1502,
     what="access",
     description="Access settings; the only key the spec names, trust, is ignored (the host assigns trust).",
+    model=RAW,
 )
 
 SECTION = Section(name="access", fields={"access": Field(ACCESS)}, rules=(_trust_ignored,))

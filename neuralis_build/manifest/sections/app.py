@@ -6,6 +6,7 @@ from neuralis_build.manifest.compound import Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections import surfaces
 from neuralis_build.manifest.sections.module import MODULE_FIELD
+from neuralis_build.model import block as model
 
 APP = Obj(
     fields={
@@ -15,6 +16,7 @@ APP = Obj(
     unknown="warning",
     what="app",
     description="UI contributions (surfaces) and a first-party package's prebuilt UI module.",
+    model=model.App,
 )
 
 SECTION = Section(name="app", fields={"app": Field(APP)}, rules=surfaces.RULES)

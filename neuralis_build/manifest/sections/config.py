@@ -13,6 +13,7 @@ from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.secretnames import secret_word
 from neuralis_build.manifest.shape import Anything, Bool, Num, Str
+from neuralis_build.model import block as model
 from neuralis_build.model.block import Block
 from neuralis_build.model.located import Located
 from neuralis_build.package import json_type
@@ -161,6 +162,7 @@ SETTING = Obj(
     "category, min?, max? })",
     checks=(_types, _env_and_names),
     description="One platform-level tunable this package owns.",
+    model=model.ConfigSetting,
 )
 
 SECTION = Section(

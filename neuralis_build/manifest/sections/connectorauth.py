@@ -14,6 +14,7 @@ from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.secretnames import secret_word
 from neuralis_build.manifest.shape import Anything, Bool, Str
+from neuralis_build.model import block as model
 
 NB0816 = code("NB0816", "connector-auth-type", "an auth type is not none, api-key, bearer, basic or oauth2")
 NB0817 = code("NB0817", "connector-setup-field-plain-secret", "a secret-looking setup field is not marked sensitive")
@@ -67,6 +68,7 @@ SETUP_FIELD = Obj(
     unknown_code=NB0801,
     what="an auth setup field",
     checks=(_setup_field_rules,),
+    model=model.SetupField,
 )
 
 
@@ -89,4 +91,5 @@ AUTH = Obj(
     unknown_code=NB0801,
     what="a connector auth block (exactly { type, setupFields? })",
     description="How an mcp, openapi or http connector authenticates.",
+    model=model.ConnectorAuth,
 )

@@ -22,6 +22,7 @@ from neuralis_build.manifest.paths import file_inside, path_problem
 from neuralis_build.manifest.secretnames import secret_word
 from neuralis_build.manifest.sections.connectorauth import AUTH, NB0801
 from neuralis_build.manifest.shape import Anything, JudgedStr, Str
+from neuralis_build.model import block as model
 
 NB0802 = code("NB0802", "connector-type", "a connector type is not source, mcp, openapi or http")
 NB0803 = code("NB0803", "connector-kind", "a connector kind (or capability) is not a lower-case slug")
@@ -251,6 +252,7 @@ CONNECTOR = Obj(
     what="a connectors[] entry",
     checks=(_connector_rules,),
     description="A source kind (type source) or an external service (mcp, openapi, http).",
+    model=model.Connector,
 )
 
 SECTION = Section(

@@ -20,6 +20,7 @@ from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.names import entry_name_shape, is_tool_name, tool_name_shape, warn_tool_names
 from neuralis_build.manifest.paths import Containment, file_inside, path_problem
 from neuralis_build.manifest.shape import JSONSchema, JudgedStr, Shape, Str
+from neuralis_build.model import block as model
 from neuralis_build.model.block import Block
 from neuralis_build.package import Package
 
@@ -87,6 +88,7 @@ TOOL = Obj(
     unknown="allow",
     what="an inline tool",
     description="An inline tool; tools/<name>.{ts,js,json} overrides it.",
+    model=model.Tool,
 )
 
 
@@ -96,6 +98,7 @@ def _named(kind: InlineKind, what: str, file_form: str) -> Obj:
         unknown="allow",
         what=f"an inline {what}",
         description=f"An inline {what}; {file_form} overrides it.",
+        model=model.Named,
     )
 
 
@@ -117,6 +120,7 @@ TEAM_MEMBER = Obj(
     what="a team[] entry (exactly { id, name, template })",
     checks=(_template,),
     description="A team member; team/<id>.md overrides it.",
+    model=model.TeamMember,
 )
 
 

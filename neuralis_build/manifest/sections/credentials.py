@@ -9,6 +9,7 @@ from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import Bool, Str
+from neuralis_build.model import block as model
 from neuralis_build.trust import at_least
 
 NB1001 = code("NB1001", "credential-key", "a credentials[] entry has a key outside { id, label, category?, oauth? }")
@@ -65,6 +66,7 @@ CREDENTIAL = Obj(
     unknown_code=NB1001,
     what="a credentials[] entry (exactly { id, label, category?, oauth? })",
     checks=(_reserved,),
+    model=model.Credential,
 )
 
 SECTION = Section(

@@ -13,6 +13,7 @@ from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.paths import GLOB_PATTERN, zone_glob_problem
 from neuralis_build.manifest.shape import JudgedStr, Str
+from neuralis_build.model import block as model
 
 NB1301 = code("NB1301", "datalayout-key", "dataLayout (or a machineWritten entry) has a key its shape does not allow")
 NB1302 = code("NB1302", "datalayout-name", "a dataLayout directory name is not a plain name (traversal, separator…)")
@@ -91,6 +92,7 @@ MACHINE_WRITTEN_ENTRY = Obj(
     },
     unknown_code=NB1301,
     what="a machineWritten entry (exactly { path, class })",
+    model=model.MachineWritten,
 )
 
 DATA_LAYOUT = Obj(
@@ -115,6 +117,7 @@ DATA_LAYOUT = Obj(
     unknown_code=NB1301,
     what="dataLayout (exactly { directories?, agentDirectories?, machineWritten? })",
     description="Where the package keeps its files under its data:// zone; rendered into every agent's prompt.",
+    model=model.DataLayout,
 )
 
 SECTION = Section(name="dataLayout", fields={"dataLayout": Field(DATA_LAYOUT)})

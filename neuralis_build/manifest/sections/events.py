@@ -19,6 +19,7 @@ from neuralis_build.manifest.jsonschemas import schema_problem
 from neuralis_build.manifest.sections.requires import FEATURE_GATE, FEATURE_ID
 from neuralis_build.manifest.sections.surfaces import declared
 from neuralis_build.manifest.shape import JSONSchema, Shape, Str, type_error
+from neuralis_build.model import block as model
 
 NB0701 = code("NB0701", "events-dropped", "events is declared by a package that is not first-party; it is dropped")
 NB0702 = code("NB0702", "events-count", "more than 64 events are declared")
@@ -128,6 +129,7 @@ NOTIFY = Obj(
     unknown="warning",
     what="notify",
     description='Notification defaults: { "default": "on"|"off", "tone": "info"|"success"|"warning"|"error" }.',
+    model=model.Notify,
 )
 
 EVENT = Obj(
@@ -167,6 +169,7 @@ EVENT = Obj(
     unknown="warning",
     what="an events[] entry",
     description="A moment a person should be told about; the platform turns each publish into a notification.",
+    model=model.Event,
 )
 
 EVENTS = Arr(

@@ -14,6 +14,7 @@ from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.paths import normalize, path_problem
 from neuralis_build.manifest.shape import Str, StrCheck
 from neuralis_build.manifest.urlpath import served_path
+from neuralis_build.model import block as model
 
 NB0401 = code("NB0401", "module-dropped", "app.module is declared by a package that is not first-party; it is dropped")
 NB0402 = code("NB0402", "module-path-invalid", "an app.module path is absolute, has a .. segment or is malformed")
@@ -130,6 +131,7 @@ MODULE = Obj(
     unknown_code=NB0406,
     what="app.module (exactly { entry, css?, provides? })",
     description="One prebuilt browser module carrying the React code of all the package's direct surfaces.",
+    model=model.Module,
 )
 
 MODULE_FIELD = Field(

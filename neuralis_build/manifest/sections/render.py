@@ -16,6 +16,7 @@ from neuralis_build.manifest.compound import Field, Obj, Tagged
 from neuralis_build.manifest.paths import has_scheme, normalize, path_problem
 from neuralis_build.manifest.shape import Str
 from neuralis_build.manifest.urlpath import served_path
+from neuralis_build.model import block as model
 from neuralis_build.trust import at_least
 
 NB0505 = code("NB0505", "renderer-not-allowed", "a react renderer is used by a package that is not first-party")
@@ -78,6 +79,7 @@ IFRAME = Obj(
     unknown="warning",
     what="an iframe block",
     description="An iframe surface: its entry page under app/surfaces/{kind}/{surfaceId}/ and its asset mode.",
+    model=model.Render,
 )
 
 REACT = Obj(
@@ -86,6 +88,7 @@ REACT = Obj(
     what="a react block",
     checks=(_react_first_party,),
     description="A direct React surface, drawn by the package's app.module (first-party packages only).",
+    model=model.Render,
 )
 
 RENDER = Tagged(

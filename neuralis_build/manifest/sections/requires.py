@@ -14,6 +14,7 @@ from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, MapOf, Obj, OneOfType
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import Str
+from neuralis_build.model import block as model
 from neuralis_build.npm.names import name_problems
 
 NB0601 = code("NB0601", "requires-key", "a requires object carries a key it does not define")
@@ -63,6 +64,7 @@ FEATURE_GATE = Obj(
     unknown_code=NB0601,
     what="requires (exactly { features })",
     description="Feature gate: who may see this entry.",
+    model=model.FeatureGate,
 )
 """``requires`` of a surface or an event: ``{ "features": [...] }``."""
 
@@ -74,6 +76,7 @@ FEATURE_OBJECT = Obj(
     },
     unknown_code=NB0607,
     what="a providesFeatures entry (exactly { id, title?, description? })",
+    model=model.Feature,
 )
 
 
@@ -138,6 +141,7 @@ REQUIRES = Obj(
     unknown_code=NB0601,
     what="requires (exactly { packages?, providesFeatures?, defaultRoleGrants?, accessFeature? })",
     description="Features, default role grants and package dependencies.",
+    model=model.Requires,
 )
 
 

@@ -17,6 +17,7 @@ from neuralis_build.manifest.compound import Arr, Field, Obj, OneOfType
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections.contributions import tool_names
 from neuralis_build.manifest.shape import Bool, Str, StrCheck
+from neuralis_build.model import block as model
 
 NB0301 = code("NB0301", "runtime-key", "the runtime block or one of its objects carries a key it does not define")
 NB0302 = code("NB0302", "runtime-value-unknown", "runtime.type, binding or skillScripts has a value not known here")
@@ -59,6 +60,7 @@ PERMISSIONS = Obj(
     unknown_code=NB0301,
     what="runtime.permissions (exactly { fs?, net?, exec? })",
     description="What the package's sandbox may touch; an omitted permission is not granted.",
+    model=model.Permissions,
 )
 
 HOSTED = Obj(
@@ -86,6 +88,7 @@ HOSTED = Obj(
     unknown_code=NB0301,
     what="runtime.hosted (exactly { tools? })",
     description="What the host runs on the package's behalf.",
+    model=model.Hosted,
 )
 
 RUNTIME = Obj(
@@ -114,6 +117,7 @@ RUNTIME = Obj(
     unknown_code=NB0301,
     what="runtime (exactly { type, binding?, permissions?, hosted?, skillScripts? })",
     description="How the package executes, and what its sandbox may touch.",
+    model=model.Runtime,
 )
 
 

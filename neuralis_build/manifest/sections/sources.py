@@ -16,6 +16,7 @@ from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections.connectors import SLUG
 from neuralis_build.manifest.shape import JudgedStr, Str
+from neuralis_build.model import block as model
 from neuralis_build.trust import at_least
 
 NB0901 = code(
@@ -158,6 +159,7 @@ SOURCE = Obj(
     what="a sources[] entry (exactly { source, kind, root, scope, description, seed })",
     checks=(_gates,),
     description="A concrete source instance of a registered kind.",
+    model=model.Source,
 )
 
 SECTION = Section(

@@ -22,6 +22,7 @@ from neuralis_build.manifest.sections.render import RENDER, block_key, inside_ro
 from neuralis_build.manifest.sections.requires import FEATURE_GATE
 from neuralis_build.manifest.shape import Str
 from neuralis_build.manifest.urlpath import served_path
+from neuralis_build.model import block as model
 from neuralis_build.trust import at_least
 
 NB0501 = code("NB0501", "surface-kind", "a surface's kind is not widget, card or dock")
@@ -65,6 +66,7 @@ WIDGET = Obj(
     what="a widget surface",
     checks=(inside_root,),
     description="A widget: a titled panel a person opens; its type names its root app/surfaces/widget/{type}/.",
+    model=model.Surface,
 )
 
 CARD = Obj(
@@ -78,6 +80,7 @@ CARD = Obj(
     what="a card surface",
     checks=(inside_root,),
     description="A card; its id names its root app/surfaces/card/{id}/.",
+    model=model.Surface,
 )
 
 ACTION = Obj(
@@ -88,6 +91,7 @@ ACTION = Obj(
     unknown="warning",
     what="a dock action",
     description='What the dock entry does: { "type": "open-widget", "widget": <a widget type> }.',
+    model=model.DockAction,
 )
 
 DOCK = Obj(
@@ -100,6 +104,7 @@ DOCK = Obj(
     unknown="warning",
     what="a dock entry",
     description="A dock entry that opens one of the package's widgets.",
+    model=model.Surface,
 )
 
 SURFACES = Arr(

@@ -13,7 +13,7 @@ from typing import Any
 
 from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
-from neuralis_build.manifest.compound import Arr, Field, MapOf, Obj
+from neuralis_build.manifest.compound import RAW, Arr, Field, MapOf, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.paths import GLOB_PATTERN, zone_glob_problem
 from neuralis_build.manifest.shape import Bool, JudgedStr, Str
@@ -103,6 +103,7 @@ RULE = Obj(
     unknown_code=NB1203,
     what="a uriPolicies path rule",
     checks=(_floor,),
+    model=RAW,
 )
 
 DEFAULT = Obj(
@@ -110,6 +111,7 @@ DEFAULT = Obj(
     unknown_code=NB1203,
     what="a uriPolicies default (exactly { read, write, exec })",
     description="The baseline permissions for every path the pattern matches.",
+    model=RAW,
 )
 
 POLICY = Obj(
@@ -120,6 +122,7 @@ POLICY = Obj(
     unknown_code=NB1203,
     what="a uriPolicies entry (exactly { default, paths? })",
     description="A path-protection baseline, seeded into source configuration at first attach.",
+    model=RAW,
 )
 
 
