@@ -86,9 +86,10 @@ def _entry(code: str, fields: dict[str, str], summary: str, slug: str, here: str
 
 
 def family_page(family: Family) -> str:
-    from neuralis_build.explain import raw_entries, registered_codes
+    from neuralis_build.codes import every_code
+    from neuralis_build.explain import raw_entries
 
-    codes, entries = registered_codes(), raw_entries()
+    codes, entries = every_code(), raw_entries()
     here = f"reference/codes/{family.stem}.md"
     parts = [f"# {escape(family.title)}"]
     parts += [_entry(c, entries[c], codes[c].summary, codes[c].slug, here) for c in family.codes]
@@ -96,9 +97,9 @@ def family_page(family: Family) -> str:
 
 
 def index_page() -> str:
-    from neuralis_build.explain import registered_codes
+    from neuralis_build.codes import every_code
 
-    codes = registered_codes()
+    codes = every_code()
     here = "reference/codes/index.md"
     intro = (
         "Every diagnostic the toolchain prints carries a stable code. `neuralis-build explain CODE` prints its "

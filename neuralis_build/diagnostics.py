@@ -34,16 +34,9 @@ class Code:
         return self.id
 
 
-CODES: dict[str, Code] = {}
-
-
 def code(id: str, slug: str, summary: str) -> Code:
-    """Register a diagnostic code; every code is declared once, beside the rule that emits it."""
-    if id in CODES:
-        raise ValueError(f"diagnostic code {id} declared twice")
-    new = Code(id, slug, summary)
-    CODES[id] = new
-    return new
+    """A diagnostic code, declared once beside the rule that emits it (``neuralis_build.codes`` says where)."""
+    return Code(id, slug, summary)
 
 
 @dataclass(frozen=True, slots=True)

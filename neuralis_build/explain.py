@@ -2,22 +2,21 @@
 
 Each entry says what the rule asks, why it exists (in this project's words), where the rule comes from
 (a section of the spec, or the page of docs/ that records our decision), and a bad and a good
-example. The code's slug and summary come from the code registry (diagnostics.CODES), so a
-code is named once, beside its rule; a test asserts that every registered code has an entry.
+example. The code's slug and summary come from its declaration beside its rule (found through the
+table of ``neuralis_build.codes``), so a code is named once; a test asserts that every code has an entry.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
-import pkgutil
 import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from neuralis_build.diagnostics import CODES, Code
+from neuralis_build import codes
+from neuralis_build.diagnostics import Code
 from neuralis_build.errors import UsageError
 
 DATA = Path(__file__).parent / "data" / "explain"
@@ -49,17 +48,6 @@ def spec_sections() -> dict[str, str]:
     return {s["key"]: s["heading"] for s in data["sections"]}
 
 
-def registered_codes() -> dict[str, Code]:
-    """Every code the toolchain can emit: import each module, since a code is declared beside its rule."""
-    import neuralis_build
-
-    for module in pkgutil.walk_packages(neuralis_build.__path__, "neuralis_build."):
-        if module.name.endswith("__main__") or module.name.startswith("neuralis_build.cli"):
-            continue  # running __main__ would start the CLI; the CLI declares no code
-        importlib.import_module(module.name)
-    return dict(CODES)
-
-
 @cache
 def raw_entries() -> dict[str, dict[str, str]]:
     """The stored entries by code, as written in the TOML files (one file per family of codes)."""
@@ -75,14 +63,20 @@ def raw_entries() -> dict[str, dict[str, str]]:
 
 
 def entries() -> dict[str, Entry]:
-    """Every stored entry joined with its registered code."""
-    codes = registered_codes()
-    return {c: Entry(codes[c], **{k: fields[k] for k in FIELDS}) for c, fields in raw_entries().items() if c in codes}
+    """Every stored entry joined with its code."""
+    return {c: _entry(c, fields) for c, fields in raw_entries().items() if codes.known(c)}
+
+
+def _entry(code_id: str, fields: dict[str, str]) -> Entry:
+    return Entry(codes.lookup(code_id), **{k: fields[k] for k in FIELDS})
 
 
 def lookup(query: str) -> Entry:
     """The entry for a code (``NB0501``, any case) or a slug (``surface-kind``); else a usage error with a guess."""
     wanted = query.strip()
+    stored = raw_entries()
+    if codes.known(wanted.upper()) and wanted.upper() in stored:  # only the module that declares it is read
+        return _entry(wanted.upper(), stored[wanted.upper()])
     known = entries()
     by_slug = {e.code.slug: e for e in known.values()}
     found = known.get(wanted.upper()) or by_slug.get(wanted.lower())

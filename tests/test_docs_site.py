@@ -39,7 +39,7 @@ def test_a_stale_missing_or_orphan_page_is_found(tmp_path: Path):
 
 
 def test_the_generated_pages_cover_every_command_and_code():
-    from neuralis_build.explain import registered_codes
+    from neuralis_build.codes import every_code
 
     pages = generated()
     assert set(GENERATED_FOLDERS) == {"reference/commands", "reference/codes"}
@@ -52,7 +52,7 @@ def test_the_generated_pages_cover_every_command_and_code():
         "neuralis-build-image-diff",  # `image diff`, a command of its own behind `image`
     }
     catalogue = "".join(text for path, text in pages.items() if path.startswith("reference/codes/"))
-    assert sorted(set(re.findall(r"\{#(nb\d{4})\}", catalogue))) == sorted(c.lower() for c in registered_codes())
+    assert sorted(set(re.findall(r"\{#(nb\d{4})\}", catalogue))) == sorted(c.lower() for c in every_code())
     # the manifest reference walks the validator's shapes: a deep key, its trust gate and its code
     manifest = pages["reference/manifest.md"]
     row = next(line for line in manifest.splitlines() if line.startswith("| <code>app.module.provides</code>"))

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from neuralis_build.cli.build import main
-from neuralis_build.explain import FIELDS, raw_entries, registered_codes, spec_sections
+from neuralis_build.codes import WHERE, every_code
+from neuralis_build.explain import FIELDS, raw_entries, spec_sections
 from tests.conftest import REPO
 
 
@@ -15,10 +16,33 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_every_registered_code_has_an_entry_and_every_entry_a_code():
-    codes = registered_codes()
+def declared_codes() -> dict[str, list[str]]:
+    """Each module's codes as the source declares them (``NB0402 = code("NB0402", …)`` at module level)."""
+    import ast
+
+    found: dict[str, list[str]] = {}
+    for path in sorted((REPO / "neuralis_build").rglob("*.py")):
+        module = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+        for node in ast.parse(path.read_text("utf-8")).body:
+            call = node.value if isinstance(node, ast.Assign) else None
+            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "code":
+                assert [t.id for t in node.targets if isinstance(t, ast.Name)] == [call.args[0].value], module
+                found.setdefault(module, []).append(call.args[0].value)
+    return found
+
+
+def test_the_table_of_codes_says_where_each_code_is_declared_and_nothing_else():
+    declared = declared_codes()
+    assert {m: sorted(ids) for m, ids in declared.items()} == {m: sorted(ids) for m, ids in WHERE.items()}
+    every = [c for ids in declared.values() for c in ids]
+    assert len(every) == len(set(every)), "a code declared twice"
+    assert all(code.id == code_id for code_id, code in every_code().items())
+
+
+def test_every_code_has_an_entry_and_every_entry_a_code():
+    codes = every_code()
     entries = raw_entries()
-    assert len(codes) > 200  # the registry really was filled: every rule module was imported
+    assert len(codes) > 200
     assert sorted(set(codes) - set(entries)) == [], "codes without an explanation"
     assert sorted(set(entries) - set(codes)) == [], "explanations of codes nothing emits"
 
@@ -29,7 +53,7 @@ def test_every_code_in_the_source_is_registered():
     for path in (REPO / "neuralis_build").rglob("*"):
         if path.suffix in (".py", ".js", ".json") and "data/explain" not in path.as_posix():
             used |= set(re.findall(r"\bNB\d{4}\b", path.read_text(encoding="utf-8")))
-    assert sorted(used - set(registered_codes())) == []
+    assert sorted(used - set(every_code())) == []
 
 
 def test_each_entry_has_every_field_and_nothing_else():

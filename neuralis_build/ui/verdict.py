@@ -114,9 +114,9 @@ class ModuleProblem:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ModuleProblem:
-        from neuralis_build.diagnostics import CODES
+        from neuralis_build.codes import lookup
 
-        return cls(CODES[data["code"]], data["file"], data["pointer"], data["reason"], data["hint"])
+        return cls(lookup(data["code"]), data["file"], data["pointer"], data["reason"], data["hint"])
 
 
 @dataclass(frozen=True, slots=True)
