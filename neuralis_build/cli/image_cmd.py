@@ -197,7 +197,7 @@ def print_closure(console: Console, result: ImageResult) -> None:
     from neuralis_build.cli.render import display_path
 
     installed = result.installed
-    registry = sum(1 for i in installed if (i.resolved or "").startswith(("https://", "http://")))
+    registry = sum(1 for i in installed if i.from_registry)
     bundled = sum(1 for i in installed if "bundled" in i.flags)
     listed = len(installed) - registry - bundled
     console.print(

@@ -194,6 +194,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
                 TarballStore(out / CACHE_DIR / "registry"),
                 Store(out / CACHE_DIR / "store"),
                 run.jobs,
+                limits=limits,
             )
         # 1. the listed packages, each a value through its own stages: fetch and read (hostile-input rules),
         # build and pack folders, stage with the files whitelist, check; then node resolves each
@@ -201,6 +202,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         stages.prefetch(entries, cache, run.jobs)
         entries = run.each(lambda one: stages.acquire(one, cache, host, limits), entries)
         entries = stages.refuse_taken_names(entries)
+        entries = depsources.refuse_unregistered(entries)  # before npm: a file, folder, git or URL dependency
         ahead = _ahead(entries, staging, run)  # npm waits on the registry while the packages are checked
         published = stages.declared_publications(entries)
         entries = run.each(lambda one: stages.prepare(one, cache, host, published, limits), entries)
@@ -212,7 +214,6 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         else:
             entries = [stages.installed_at(one, out) if one.alive else one for one in entries]
         entries = stages.resolve([stages.placed(one) for one in entries], root)
-        entries = depsources.refuse_unregistered(entries)  # before npm: a file, folder or git dependency
         works = [Work.of(one) for one in entries]  # each report row made once, from its stages' value
         for w in works:
             run.finish(w)
@@ -270,7 +271,7 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         # npm's files describe the image built: what a refusal took out of the tree is out of them too
         assert tree.lock is not None
         in_image = [Admitted(w.own.name or "", w.integrity or "", None) for w in tree.admitted()]
-        write_npm_files(staging / RESOLVE_DIR, staging, tree.lock, in_image)
+        write_npm_files(staging / RESOLVE_DIR, staging, tree.lock, in_image, tree.outside_npm)
         if kept is None:
             (staging / install.NODE_MODULES).mkdir(exist_ok=True)
         cache.fresh_image = {

@@ -28,6 +28,13 @@ class Installed:
     flags: tuple[str, ...] = ()  # bundled, optional, peer
     scripts: tuple[tuple[str, str], ...] = ()  # install scripts that were not run
 
+    @property
+    def from_registry(self) -> bool:
+        """Fetched from a registry: a listed package's ``resolved`` is its tarball (``file:``), a bundled one has
+        none, and the lock check lets no other URL through but a tarball of a configured registry
+        (``resolve.not_from_registry``)."""
+        return "bundled" not in self.flags and (self.resolved or "").startswith(("https://", "http://"))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "path": self.path,

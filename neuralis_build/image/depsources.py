@@ -1,12 +1,14 @@
-"""A listed package's dependencies come from a registry: one on a file, a folder or git is named before npm runs.
+"""A listed package's dependencies come from a registry: one on a file, a folder, git or a URL is named before npm runs.
 
 The image installs registry packages only (each with the registry's integrity, fetched from its
 ``resolved`` URL), so npm resolves the closure with git and folder sources turned off. A listed package
 that depends on such a source would stop the whole build with npm's error (EALLOWGIT,
 EALLOWDIRECTORY, or ENOENT for a tarball path npm cannot find where it looks), naming neither the
-package nor what to do. Each dependency spec is read by npm's own parser (``npm-package-arg``, in the
-npm on PATH) before npm runs, and the package that needs a non-registry source is refused with the
-way out: publish it, or list it in the SPEC.
+package nor what to do; one on a tarball URL npm would fetch, and the image would install code no
+registry vouches for under a registry package's name. Each dependency spec is read by npm's own parser
+(``npm-package-arg``, in the npm on PATH) before npm runs, and the package that needs a non-registry
+source is refused with the way out: publish it, or list it in the SPEC. What a registry package brings
+in from outside a registry is refused by the lock check (resolve.py).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.process import json_from, run, which
 
 NB1815 = code(
-    "NB1815", "dependency-not-from-registry", "a listed package depends on a file, a folder or a git repository"
+    "NB1815", "dependency-not-from-registry", "a listed package depends on a file, a folder, a git repository or a URL"
 )
 
 # the fields npm installs from, in the order npm reads them (an optional one npm leaves out when it fails)
@@ -31,6 +33,7 @@ _KINDS = {
     "file": "a tarball file",
     "directory": "a folder",
     "git": "a git repository",
+    "remote": "a URL",
 }
 
 _SCRIPT = r"""
@@ -94,8 +97,8 @@ def _specs(one: Listed) -> list[Spec]:
 
 
 def refuse_unregistered(listed: list[Listed]) -> list[Listed]:
-    """Refuse each listed package with a dependency npm would take from a file, a folder or git (or cannot
-    read at all); an optional one is a warning, as npm leaves it out and goes on."""
+    """Refuse each listed package with a dependency npm would take from a file, a folder, git or a URL (or
+    cannot read at all); an optional one is a warning: it is left out, as npm leaves out what it cannot install."""
     pending = [one for one in listed if one.alive and not one.cached]
     specs = [s for one in pending for s in _specs(one)]
     found: dict[int, list[Diagnostic]] = {}

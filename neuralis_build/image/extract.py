@@ -57,6 +57,14 @@ class Limits:
         """The decompressed tar stream may hold headers and padding beyond the file bytes, never more."""
         return self.max_total_bytes + 1536 * (self.max_entries + 2) + 10240
 
+    @property
+    def max_tarball_bytes(self) -> int:
+        """The most a tarball's own bytes may be, the cap on a download: the stream the reader lets it inflate to,
+        plus what gzip adds to bytes it cannot compress (5 bytes a 64 KiB block, its header and trailer). A
+        larger tarball is one the reader would refuse anyway."""
+        stream = self.max_stream_bytes
+        return stream + 5 * (stream // 65535 + 1) + 1024
+
 
 @dataclass(frozen=True)
 class Entry:

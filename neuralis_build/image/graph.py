@@ -156,10 +156,14 @@ def walk(
     host_names: Collection[str],
     here: tuple[str, str, str | None] | None = None,
     blocked: Collection[str] = (),
+    left_out: Collection[str] = (),
 ) -> Closure:
     """Place every node the listed ``roots`` bring in; an edge into a ``blocked`` path (refused) is a hit.
 
-    Refused listed packages are left out of ``roots`` by the caller, and their paths are ``blocked``.
+    Refused listed packages are left out of ``roots`` by the caller, and their paths are ``blocked``. An optional
+    edge into a ``left_out`` path (a package the image does not install, such as one from outside a registry) is
+    skipped, as npm skips an optional dependency it cannot install; any other edge into one is a hit when it is
+    also ``blocked``.
     """
     here = here or this_platform()
     listed = frozenset(f"{MODULES}{r.name}" for r in roots if f"{MODULES}{r.name}" in lock.nodes)
@@ -195,6 +199,9 @@ def walk(
                         closure.skipped.append((target.path, f"optional, for {problem}"))
                     else:
                         closure.missing.append(Missing(path, chain, name, spec, kind, f"it is for {problem}"))
+                    continue
+                if target.path in left_out and optional:
+                    closure.skipped.append((target.path, "optional, not from a registry"))
                     continue
                 if target.path in blocked:
                     closure.hits.append((root.name, target.path, (*chain, target.name)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,11 +31,18 @@ def stage(entries: Sequence[Entry], staging_root: Path, name: str) -> Path:
 
     Names are unique within one build (a second entry of a name is refused before staging), so every
     package shares the one staging root and one node process resolves them all.
+
+    A write that fails half-way (an entry refused as it is written) removes the folder it made: a refused package
+    leaves nothing of it behind.
     """
     target = package_dir(staging_root, name)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.mkdir()
-    write_entries(list(entries), target)
+    try:
+        write_entries(list(entries), target)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
     return target
 
 

@@ -25,9 +25,10 @@ from neuralis_build.image.npmlock import MODULES, NPM_LOCK, NpmLock
 from neuralis_build.image.resolve import MANIFEST, RESOLUTION, TARBALLS, Admitted, root_manifest
 
 
-def reachable(lock: NpmLock, roots: Collection[str]) -> set[str]:
+def reachable(lock: NpmLock, roots: Collection[str], left_out: Collection[str] = ()) -> set[str]:
     """Every lock path npm would install for the listed ``roots``: each dependency, optional dependency and
-    peer followed to the node ``require`` finds (as npm's lock places it), and what their tarballs bundle."""
+    peer followed to the node ``require`` finds (as npm's lock places it), and what their tarballs bundle;
+    never a ``left_out`` path (a package from outside a registry, which the image did not install)."""
     seen: set[str] = set()
     queue = deque(p for p in (f"{MODULES}{r}" for r in sorted(roots)) if p in lock.nodes)
     seen.update(queue)
@@ -37,16 +38,16 @@ def reachable(lock: NpmLock, roots: Collection[str]) -> set[str]:
         names = {*node.dependencies, *node.optional_dependencies, *node.peer_dependencies}
         for name in sorted(names):
             target = lock.find(path, name)
-            if target is not None and target.path not in seen:
+            if target is not None and target.path not in seen and target.path not in left_out:
                 seen.add(target.path)
                 queue.append(target.path)
     bundled = {p for p, n in lock.nodes.items() if n.in_bundle and any(p.startswith(f"{s}/{MODULES}") for s in seen)}
     return seen | bundled
 
 
-def pruned_lock(lock: NpmLock, admitted: list[Admitted]) -> str:
+def pruned_lock(lock: NpmLock, admitted: list[Admitted], left_out: Collection[str] = ()) -> str:
     """npm's lock with only what the admitted packages reach (npm's text itself when that is all of it)."""
-    keep = reachable(lock, [a.name for a in admitted])
+    keep = reachable(lock, [a.name for a in admitted], left_out)
     data: dict[str, Any] = json.loads(lock.text)
     packages: dict[str, Any] = data["packages"]
     if set(lock.nodes) <= keep and set(lock.root_dependencies) == {a.name for a in admitted}:
@@ -61,15 +62,18 @@ def pruned_lock(lock: NpmLock, admitted: list[Admitted]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"  # as npm writes it: JSON.stringify(…, 2)
 
 
-def write_npm_files(resolved: Path, staging: Path, lock: NpmLock, admitted: list[Admitted]) -> None:
+def write_npm_files(
+    resolved: Path, staging: Path, lock: NpmLock, admitted: list[Admitted], left_out: Collection[str] = ()
+) -> None:
     """Stage the image's package.json, lock and tarballs in ``staging``, and npm's whole resolution (from
-    ``resolved``, the folder npm ran in) in ``staging/.neuralis-resolution``."""
+    ``resolved``, the folder npm ran in) in ``staging/.neuralis-resolution``; ``left_out``: the lock's paths the
+    image does not install, whoever reaches them (the packages from outside a registry)."""
     kept = staging / RESOLUTION
     kept.mkdir()
     os.replace(resolved / MANIFEST, kept / MANIFEST)
     os.replace(resolved / NPM_LOCK, kept / NPM_LOCK)
     atomic.write_text(staging / MANIFEST, root_manifest(admitted))
-    atomic.write_text(staging / NPM_LOCK, pruned_lock(lock, admitted))
+    atomic.write_text(staging / NPM_LOCK, pruned_lock(lock, admitted, left_out))
     tarballs = staging / TARBALLS
     os.replace(resolved / TARBALLS, tarballs)
     wanted = {a.filename for a in admitted}

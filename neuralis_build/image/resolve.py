@@ -6,7 +6,12 @@ registry), and writes ``package-lock.json`` with ``--package-lock-only``: it res
 and downloads no registry tarball. The tarballs are named by their content, so a changed package
 is a changed ``file:`` spec npm cannot serve from a stale cache (npm/cli#1550). A previous lock
 is handed back to npm, which keeps its versions where they still satisfy; ``--frozen`` runs no npm
-at all and builds from the lock as it is.
+resolution at all and builds from the lock as it is.
+
+The lock's own rules (``check_lock``: each listed name at its validated tarball, every place and version
+one the image can write, an integrity on every entry) are the lock's: a lock that breaks them stops the
+build. Whether each other entry comes from a registry npm is configured for (``not_from_registry``) is
+the packages': the tree refuses whatever needs one that does not (tree.py).
 """
 
 from __future__ import annotations
@@ -14,12 +19,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from neuralis_build.errors import UsageError
 from neuralis_build.image.npmcli import OVERRIDES, NpmFailed, Runner, run_npm
 from neuralis_build.image.npmlock import MODULES, NPM_LOCK, LockNode, NpmLock, parse_npm_lock, read_npm_lock
+from neuralis_build.image.registries import Registries, read_registries, scopes_of
 from neuralis_build.image.registrytarballs import matches, strongest
 
 TARBALLS = ".neuralis-tarballs"
@@ -145,6 +152,7 @@ class Ahead:
         self.key = _key(admitted)
         self.folder = folder
         self.lock: NpmLock | None = None
+        self.registries: Registries | None = None  # npm's registry settings for the lock's scopes, read meanwhile
         self.thread = threading.Thread(target=self._run, args=(admitted, out, npm), daemon=True)
         self.thread.start()
 
@@ -153,6 +161,11 @@ class Ahead:
             self.lock = resolve(admitted, self.folder, out, frozen=False, npm=npm)
         except Exception:  # the resolution runs again in the build's own order, and raises there
             self.lock = None
+            return
+        try:
+            self.registries = read_registries(scopes_of(self.lock), npm)
+        except Exception:  # read again by the tree, which says what went wrong
+            self.registries = None
 
     def wait(self) -> None:
         self.thread.join()
@@ -228,15 +241,26 @@ def place_problem(node: LockNode) -> str | None:
     return None
 
 
+def own_tarball(lock: NpmLock, node: LockNode) -> bool:
+    """A listed package's validated tarball, wherever npm's lock (or the layout of it) places it: at the root,
+    or, for one refused since npm resolved it, where the layout puts what the others need of it."""
+    spec = lock.root_dependencies.get(node.name)
+    return spec is not None and spec.startswith(f"file:{TARBALLS}/") and node.resolved == spec
+
+
+def _fetched(node: LockNode) -> bool:
+    """An entry the image fetches from its ``resolved`` URL (not a link, nor a path or a git URL)."""
+    return not node.link and (node.resolved is None or node.resolved.startswith(("https://", "http://")))
+
+
 def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
-    """The lock's own rules: each listed name is its validated tarball, every other entry a verified registry one."""
+    """The lock's own rules: each listed name is its validated tarball, every other entry a verified one.
+
+    An entry that does not come from a registry at all is the fault of the package that depends on it, not of
+    the lock: ``not_from_registry`` names it, and the tree refuses what needs it.
+    """
     problems: list[str] = []
-    foreign = 0  # entries that come from outside a registry: the package's fault, not the lock's
     listed = {f"{MODULES}{a.name}": a for a in admitted}
-    # the other listed packages npm resolved with them (refused since): their validated tarballs, at the root
-    resolved_with = {
-        f"{MODULES}{n}" for n, spec in lock.root_dependencies.items() if spec.startswith(f"file:{TARBALLS}/")
-    }
     for path, a in sorted(listed.items()):
         node = lock.nodes.get(path)
         if node is None:
@@ -251,31 +275,45 @@ def check_lock(lock: NpmLock, admitted: list[Admitted]) -> None:
         if misplaced is not None:
             problems.append(f"the entry {path!r} {misplaced}")
             continue
-        if path in listed or node.in_bundle:
-            continue
-        if path in resolved_with and node.resolved == lock.root_dependencies[node.name]:
+        if path in listed or node.in_bundle or own_tarball(lock, node) or not _fetched(node):
             continue
         where = f"{node.name}@{node.version} at {path}"
-        if node.link:
-            foreign += 1
-            problems.append(f"{where} is a link to a folder; the image installs registry packages only")
-        elif node.resolved is not None and not node.resolved.startswith(("https://", "http://")):
-            foreign += 1
-            problems.append(f"{where} comes from {node.resolved}; the image installs registry packages only")
-        elif node.resolved is None or node.integrity is None:
+        if node.resolved is None or node.integrity is None:
             problems.append(
                 f"{where} has no resolved URL or integrity in npm's lock (is omit-lockfile-registry-resolved set?)"
             )
         elif strongest(node.integrity) is None:
             problems.append(f"{where} has an integrity the image cannot check ({node.integrity})")
     if problems:
-        hint = "rebuild without --frozen; if it persists, report it with the lock"
-        if foreign == len(problems):
-            hint = (
-                "publish each of them to your registry and depend on a version, or list it in the image SPEC as a "
-                "package of its own (its .tgz or folder) and depend on its version"
+        raise UsageError(
+            "npm's lock breaks the image's rules:\n  " + "\n  ".join(problems),
+            hint="rebuild without --frozen; if it persists, report it with the lock",
+        )
+
+
+def not_from_registry(lock: NpmLock, listed: Collection[str], registries: Registries) -> dict[str, str]:
+    """Every entry of ``lock`` (npm's, or the image's layout of it) that a registry does not serve, with why.
+
+    ``listed``: the paths of the listed packages, which come from their own tarballs. A package bundled in
+    its parent's tarball is its parent's; every other entry must be a tarball of the registry npm fetches
+    its name from (registries.py): a dependency on a URL, a file, a folder or git is none.
+    """
+    out: dict[str, str] = {}
+    for path, node in sorted(lock.nodes.items()):
+        if path in listed or node.in_bundle or own_tarball(lock, node):
+            continue
+        if node.link:
+            out[path] = f"npm's lock links it to the folder {node.resolved or '(unnamed)'}"
+        elif node.resolved is None:
+            continue  # check_lock's to refuse: the lock's fault, not a package's
+        elif not node.resolved.startswith(("https://", "http://")):
+            out[path] = f"npm's lock resolves it to {node.resolved}, which is not a registry's tarball"
+        elif not registries.serves(node.package_name, node.resolved):
+            out[path] = (
+                f"npm's lock resolves it to {node.resolved}, which is not a tarball of the registry npm fetches "
+                f"{node.package_name} from ({registries.registry_of(node.package_name)})"
             )
-        raise UsageError("npm's lock breaks the image's rules:\n  " + "\n  ".join(problems), hint=hint)
+    return out
 
 
-__all__ = ["TARBALLS", "Admitted", "check_lock", "parse_npm_lock", "resolve", "root_manifest"]
+__all__ = ["TARBALLS", "Admitted", "check_lock", "not_from_registry", "parse_npm_lock", "resolve", "root_manifest"]

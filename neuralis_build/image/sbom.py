@@ -33,10 +33,11 @@ LOCAL = "file:"
 def _purl(item: Installed, registry: bool, digest: str | None) -> Any:
     """The package URL of an installed package (purl spec, type npm): ``pkg:npm/<scope>/<name>@<version>``.
 
-    A registry package (or a bundled one, npm's own identity for it) has the plain form. A listed package
-    npm took from a tarball the image made (a folder or a .tgz of the SPEC) is qualified with that
-    tarball's ``file_name`` and ``checksum``, the purl spec's qualifiers for a package archive: scanners
-    find the platform's own packages, and no one mistakes one for a public package of the same name.
+    A registry package (or a bundled one, npm's own identity for it) has the plain form: the lock check lets
+    no other URL into the image (``Installed.from_registry``). A listed package npm took from a tarball the
+    image made (a folder or a .tgz of the SPEC) is qualified with that tarball's ``file_name`` and
+    ``checksum``, the purl spec's qualifiers for a package archive: scanners find the platform's own
+    packages, and no one mistakes one for a public package of the same name.
     """
     from packageurl import PackageURL
 
@@ -98,9 +99,7 @@ def render_sbom(result: ImageResult, closure: Closure, npm_sources: frozenset[st
 
     licenses = LicenseFactory()  # one: building it reads the SPDX licence list
     components = {
-        item.path: _component(
-            item, bool(item.resolved and item.resolved.startswith("http")) or item.path in npm_sources, licenses
-        )
+        item.path: _component(item, item.from_registry or item.path in npm_sources, licenses)
         for item in result.installed
     }
     root = Component(name=IMAGE_REF, type=ComponentType.APPLICATION, bom_ref=IMAGE_REF, version=None)

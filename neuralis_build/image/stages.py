@@ -255,6 +255,7 @@ def write(listed: Listed, root: Path, host: HostProfile, limits: Limits) -> List
     from neuralis_build.pack.packlist import packlist
 
     assert listed.name is not None
+    staged: Path | None = None
     try:
         entries = listed.entries
         if entries is None:  # a cached tarball: its bytes were kept, not read
@@ -269,9 +270,12 @@ def write(listed: Listed, root: Path, host: HostProfile, limits: Limits) -> List
             bundled = install.bundled_folders(staged, npm_fields(manifest))
             install.keep_only(staged, set(packlist(staged, manifest)), bundled)
     except ArchiveRefused as exc:
-        return replace(listed, entries=None, data=None).refused(listed.at_source(exc.rule.id, exc.message, exc.hint))
+        # a refusal after the folder was written (its ``files`` npm cannot read) keeps where it is: the tree's one
+        # removal of refused packages takes it out, as it does for every later refusal
+        gone = replace(listed, staged=staged, entries=None, data=None)
+        return gone.refused(listed.at_source(exc.rule.id, exc.message, exc.hint))
     except NeuralisError as exc:
-        return replace(listed, entries=None, data=None).refused_by(exc)
+        return replace(listed, staged=staged, entries=None, data=None).refused_by(exc)
     listed = replace(listed, staged=staged, entries=None, data=None)  # the bytes are on disk from here on
     if listed.cached:
         return listed

@@ -10,7 +10,7 @@ admitted packages reach, as ``--omit`` does.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from neuralis_build.diagnostics import Diagnostic, code
@@ -22,16 +22,25 @@ from neuralis_build.image.listed import Listed
 from neuralis_build.image.materialize import Written, facts_of_folder, materialize
 from neuralis_build.image.npmcli import Runner
 from neuralis_build.image.npmlock import MODULES, LockNode, NpmLock
+from neuralis_build.image.registries import Registries, read_registries, scopes_of
 from neuralis_build.image.registrytarballs import TarballStore, Wanted
-from neuralis_build.image.resolve import Admitted, Ahead, resolve
+from neuralis_build.image.resolve import Admitted, Ahead, not_from_registry, own_tarball, resolve
 from neuralis_build.image.store import Store
-from neuralis_build.image.tiers import Layout, layout_of, links_of
+from neuralis_build.image.tiers import STORE, Layout, layout_of, links_of
 from neuralis_build.image.unpack import Prefetch, unpack_all
 from neuralis_build.image.work import Work
 from neuralis_build.npm.packagejson import MANIFEST
 
 NB1812 = code("NB1812", "dependency-refused", "a package this one needs is refused, so this one is not installed")
 NB1813 = code("NB1813", "dependency-archive", "a dependency's registry tarball breaks a hostile-input rule")
+
+STORE_FOLDER = STORE.removeprefix(MODULES).rstrip("/")  # ".store": the tiers' folder at the root
+REGISTRY_ONLY = "the image installs registry packages only"
+_REFUSED_HINT = "fix or replace that dependency: the image installs nothing that requires a refused package"
+_OUTSIDE_HINT = (
+    "depend on a version of it published to your registry (publish it there if need be), or replace the package "
+    "that asks for it: the image installs nothing that requires a package from outside a registry"
+)
 
 
 def host_package_names(shared_modules: tuple[str, ...]) -> frozenset[str]:
@@ -99,6 +108,10 @@ class Tree:
         self.layout: Layout | None = None  # where the image installs what npm resolved (tiers.py)
         self.closure = Closure()
         self.blocked: dict[str, tuple[str, str]] = {}  # path -> (what is refused, why)
+        # the layout's packages that do not come from a registry (path -> what, why): an optional edge into one is
+        # left out, any other refuses whoever has it (NB1812); and the same entries of npm's own lock
+        self.outside: dict[str, tuple[str, str]] = {}
+        self.outside_npm: frozenset[str] = frozenset()
         self.written: dict[str, Written] = {}
         self.found: list[Found] = []
         self.prefetch: Prefetch | None = None  # --frozen: the lock's tarballs, fetched while the packages are checked
@@ -116,6 +129,45 @@ class Tree:
         early = ahead.take(admitted, self.resolve_dir) if ahead is not None and not frozen else None
         self.lock = early or resolve(admitted, self.resolve_dir, self.out, frozen=frozen, npm=self.npm)
         self.layout = layout_of(self.lock, {w.own.name or "": w.own.trust for w in self.admitted()})
+        self._refuse_refused_listed()
+        known = ahead.registries if early is not None and ahead is not None else None
+        if known is None and self.prefetch is not None:
+            known = self.prefetch.registries()  # read from the same lock, while the packages were checked
+        self._refuse_unregistered(known)
+
+    def _refuse_refused_listed(self) -> None:
+        """A listed package refused while npm resolved (or, with --frozen, since the lock was made) is still in npm's
+        lock, and the layout puts it where the others find their dependencies: whatever needs it is refused, and
+        its tarball is never installed as anyone's dependency."""
+        assert self.layout is not None
+        gone = {
+            path: (f"{node.package_name}@{node.version}", "the SPEC lists it, and it is refused")
+            for path, node in self.layout.nodes.items()
+            if path not in self.layout.tiers and own_tarball(self.layout, node)
+        }
+        if gone and self._walk(gone).hits:
+            self.refuse(gone, NB1812.id)
+
+    def _refuse_unregistered(self, known: Registries | None) -> None:
+        """Hold npm's lock to the registries npm is configured for: what needs a package from elsewhere is refused
+        (a registry package's dependency on a URL, say), and an optional one is left out; nothing is fetched."""
+        assert self.lock is not None and self.layout is not None
+        scopes = scopes_of(self.lock)
+        registries = known if known is not None and known.covers(scopes) else read_registries(scopes, self.npm)
+        listed = {f"{MODULES}{w.own.name}" for w in self.admitted()}
+        self.outside_npm = frozenset(not_from_registry(self.lock, listed, registries))
+        for path, why in not_from_registry(self.layout, set(self.layout.tiers), registries).items():
+            node = self.layout.nodes[path]
+            self.outside[path] = (f"{node.package_name}@{node.version}", f"{why}; {REGISTRY_ONLY}")
+        if self.outside and self._walk().hits:
+            self.refuse({}, NB1812.id)  # refused because of another package: never cached as its own verdict
+
+    def _walk(self, also: Collection[str] = ()) -> Closure:
+        """The closure the admitted packages reach, stopping at what is refused (and ``also``) or not from a
+        registry."""
+        assert self.layout is not None
+        blocked = {*self.blocked, *self.outside, *also}
+        return walk(self.layout, self.roots(), self.host_names, blocked=blocked, left_out=self.outside)
 
     def roots(self) -> list[Root]:
         return [Root(w.own.name or "", w.own.trust, w.spec.install_class, w.spec.index) for w in self.admitted()]
@@ -123,7 +175,7 @@ class Tree:
     def install(self) -> None:
         """Walk the layout from the admitted packages, fetch what they reach and link it into the staging tree."""
         assert self.layout is not None
-        self.closure = walk(self.layout, self.roots(), self.host_names)
+        self.closure = self._walk()
         self.plan = [[path, p.node.integrity or ""] for path, p in sorted(self.closure.placed.items())]
         if self.kept is not None:
             if self.plan != self.kept:
@@ -197,9 +249,7 @@ class Tree:
         self.blocked.update(bad)
         before = set(self.closure.placed)
         while True:
-            roots = self.roots()
-            blocked = set(self.blocked)
-            self.closure = walk(self.layout, roots, self.host_names, blocked=blocked)
+            self.closure = self._walk()
             fresh = [(root, path, chain) for root, path, chain in self.closure.hits if self.by_name[root].alive]
             if not fresh:
                 break
@@ -207,7 +257,8 @@ class Tree:
                 work = self.by_name[root]
                 if not work.alive:
                     continue
-                what, why = self.blocked[path]
+                outside = path in self.outside and path not in self.blocked
+                what, why = self.outside[path] if outside else self.blocked[path]
                 code_ = rule if path in bad else NB1812.id
                 work.refuse(
                     Diagnostic(
@@ -216,7 +267,7 @@ class Tree:
                         MANIFEST,
                         "/dependencies",
                         f"it needs {what} ({' → '.join(chain)}), which is refused: {why}",
-                        "fix or replace that dependency: the image installs nothing that requires a refused package",
+                        _OUTSIDE_HINT if outside else _REFUSED_HINT,
                     )
                 )
                 self.blocked[f"{MODULES}{root}"] = (f"{root}@{work.own.version}", "it is refused")
@@ -228,12 +279,28 @@ class Tree:
         return self.root.joinpath(*path.split("/"))
 
     def _drop_refused(self) -> None:
+        """Take each refused listed package's folder out of the tree, and whatever else sits at its root.
+
+        The root holds the admitted listed packages and the tiers' store (tiers.py), nothing else: a folder that no
+        admitted package is, whichever rule refused it and whether or not its value still says where it was
+        staged, goes too.
+        """
         for w in self.works:
             if not w.alive and w.staged is not None and w.staged.exists():
-                if self.kept is not None:
-                    raise Diverged(f"{w.own.name} is refused but installed in the kept tree")
-                shutil.rmtree(w.staged)
-                self._remove_empty_parents(w.staged)
+                self._remove_root_folder(w.staged, f"{w.own.name} is refused but installed in the kept tree")
+        admitted = {w.own.name for w in self.admitted()}
+        for name, folder in _root_folders(self.root / MODULES.rstrip("/")):
+            if name not in admitted:
+                self._remove_root_folder(folder, f"{name} is in the kept tree but not in the image")
+
+    def _remove_root_folder(self, folder: Path, diverged: str) -> None:
+        if self.kept is not None:
+            raise Diverged(diverged)
+        if folder.is_dir() and not folder.is_symlink():
+            shutil.rmtree(folder)
+        else:
+            folder.unlink()
+        self._remove_empty_parents(folder)
 
     def _prune(self, gone: set[str]) -> None:
         """Remove the folders of paths no longer placed and a tier's links to them (tiers.py)."""
@@ -256,3 +323,22 @@ class Tree:
         while parent != top and parent.is_dir() and not any(parent.iterdir()):
             parent.rmdir()
             parent = parent.parent
+
+
+def _root_folders(modules: Path) -> list[tuple[str, Path]]:
+    """The packages at the root of a ``node_modules`` (``@scope/name`` inside a scope's folder), by name; a scope's
+    folder with nothing in it is one too (named by the scope), and the tiers' ``.store`` is not."""
+    out: list[tuple[str, Path]] = []
+    try:
+        tops = sorted(modules.iterdir())
+    except FileNotFoundError:
+        return out
+    for top in tops:
+        if top.name == STORE_FOLDER:
+            continue
+        inside = sorted(top.iterdir()) if top.name.startswith("@") and top.is_dir() and not top.is_symlink() else []
+        if top.name.startswith("@") and inside:
+            out.extend((f"{top.name}/{p.name}", p) for p in inside)
+        else:
+            out.append((top.name, top))
+    return out

@@ -18,7 +18,8 @@ from typing import Any
 
 from neuralis_build.image.extract import ArchiveRefused, Entry, Limits, read_tarball
 from neuralis_build.image.materialize import Written, facts_of_folder, manifest_of, written_of
-from neuralis_build.image.npmcli import Runner
+from neuralis_build.image.npmcli import Runner, run_npm
+from neuralis_build.image.registries import Registries
 from neuralis_build.image.registrytarballs import Downloads, TarballStore, Wanted, download_workers
 from neuralis_build.image.store import Extracted, Store
 from neuralis_build.npm.packagejson import MANIFEST, PackageJson
@@ -53,12 +54,13 @@ def unpack_all(
             except ArchiveRefused as exc:
                 return exc
 
-        with Downloads() as downloads, ThreadPoolExecutor(max_workers=download_workers(jobs)) as pool:
+        cap = limits.max_tarball_bytes
+        with Downloads(cap) as downloads, ThreadPoolExecutor(max_workers=download_workers(jobs)) as pool:
             got = dict(zip((w.integrity for w in wanted), pool.map(lambda w: one(w, downloads), wanted), strict=True))
         failed = [w for w in wanted if got[w.integrity] is None]
         if failed:  # read and extracted while the extractors are still there
-            tarballs.fetch_through_npm(failed, npm)  # raises when npm cannot fetch one either
-            got.update((w.integrity, one(w, None)) for w in failed)
+            too_large = tarballs.fetch_through_npm(failed, cap, npm)  # raises when npm cannot fetch one either
+            got.update((w.integrity, too_large.get(w.integrity) or one(w, None)) for w in failed)
     out: dict[str, Outcome] = {}
     for integrity, outcome in got.items():
         if outcome is None:
@@ -145,35 +147,67 @@ class Prefetch:
 
     Best effort: a tarball it could not get is fetched by the install itself (``unpack_all`` finds what this
     put in the store). Platform-specific optional packages for another platform are skipped, as the install
-    skips them, and so is what the store already holds extracted.
+    skips them, and so is what the store already holds extracted, and every URL that is not a tarball of the
+    registry npm is configured for (the lock check refuses what needs it; nothing is fetched from there). The
+    registry settings it reads for that are the tree's too (``registries``).
     """
 
-    def __init__(self, lock: Path, tarballs: TarballStore, store: Store, jobs: int) -> None:
+    def __init__(
+        self,
+        lock: Path,
+        tarballs: TarballStore,
+        store: Store,
+        jobs: int,
+        npm: Runner = run_npm,
+        limits: Limits | None = None,
+    ) -> None:
         import threading
 
-        self.thread = threading.Thread(target=self._run, args=(lock, tarballs, store, jobs), daemon=True)
+        self._registries: Registries | None = None
+        self._read = threading.Event()
+        cap = (limits or Limits()).max_tarball_bytes
+        self.thread = threading.Thread(target=self._run, args=(lock, tarballs, store, jobs, npm, cap), daemon=True)
         self.thread.start()
 
-    def _run(self, lock: Path, tarballs: TarballStore, store: Store, jobs: int) -> None:
+    def registries(self) -> Registries | None:
+        """npm's registry settings for the lock's scopes, once read (None when they could not be)."""
+        self._read.wait()
+        return self._registries
+
+    def _run(self, lock: Path, tarballs: TarballStore, store: Store, jobs: int, npm: Runner, cap: int) -> None:
         from neuralis_build.image.graph import platform_problem, this_platform
         from neuralis_build.image.npmlock import read_npm_lock
+        from neuralis_build.image.registries import read_registries, scopes_of
 
         try:
+            try:
+                locked = read_npm_lock(lock)
+                self._registries = registries = read_registries(scopes_of(locked), npm)
+            finally:
+                self._read.set()
             here = this_platform()
             wanted = {
                 n.integrity: Wanted.of(n)
-                for n in read_npm_lock(lock).nodes.values()
+                for n in locked.nodes.values()
                 if n.integrity
                 and n.resolved is not None
-                and n.resolved.startswith(("https://", "http://"))
+                and registries.serves(n.package_name, n.resolved)
                 and not (n.in_bundle or n.dev or n.link)
                 and platform_problem(n, here) is None
             }
             missing = [w for _, w in sorted(wanted.items()) if store.get(w.integrity) is None]
-            with Downloads() as downloads, ThreadPoolExecutor(max_workers=download_workers(jobs)) as pool:
-                list(pool.map(lambda w: tarballs.fetch(w, downloads), missing))
+            with Downloads(cap) as downloads, ThreadPoolExecutor(max_workers=download_workers(jobs)) as pool:
+                list(pool.map(lambda w: _fetch_quietly(tarballs, w, downloads), missing))
         except Exception:  # the install fetches, and says what went wrong, in the build's own order
             return
 
     def wait(self) -> None:
         self.thread.join()
+
+
+def _fetch_quietly(tarballs: TarballStore, w: Wanted, downloads: Downloads) -> None:
+    """Prefetch one tarball; one too large is left to the install, which refuses it in the build's own order."""
+    try:
+        tarballs.fetch(w, downloads)
+    except ArchiveRefused:
+        return

@@ -15,8 +15,9 @@ from neuralis_build.image.conflicts import closure_conflicts, installed_of
 from neuralis_build.image.graph import Root, platform_problem, walk
 from neuralis_build.image.npmcli import translate
 from neuralis_build.image.npmlock import parse_npm_lock
+from neuralis_build.image.registries import Registries
 from neuralis_build.image.registrytarballs import TarballStore, matches, strongest
-from neuralis_build.image.resolve import Admitted, check_lock, root_manifest
+from neuralis_build.image.resolve import Admitted, check_lock, not_from_registry, root_manifest
 from neuralis_build.image.tree import host_package_names
 from neuralis_build.npm.fields import license_of
 
@@ -194,10 +195,8 @@ def test_the_lock_must_resolve_each_listed_name_to_its_own_tarball() -> None:
     confused = {**good, "node_modules/lib": reg("lib", "1.0.0")}
     bad = {
         **confused,
-        "node_modules/app/node_modules/g": {"version": "1.0.0", "resolved": "git+ssh://git@host/g.git#abc"},
-        "node_modules/app/node_modules/f": {"version": "1.0.0", "resolved": "file:../f.tgz", "integrity": sri(b"f")},
         "node_modules/app/node_modules/n": {"version": "1.0.0", "integrity": sri(b"n")},
-        "node_modules/app/node_modules/l": {"version": "1.0.0", "resolved": "../l", "link": True},
+        "node_modules/app/node_modules/w": reg("w", "1.0.0", integrity="md5-bm8="),
     }
     with pytest.raises(UsageError) as refused:
         check_lock(lock_of(bad), ours)
@@ -205,24 +204,71 @@ def test_the_lock_must_resolve_each_listed_name_to_its_own_tarball() -> None:
         "npm's lock breaks the image's rules:",
         f"  npm resolved lib to https://registry.example/lib/-/lib-1.0.0.tgz ({sri(b'lib@1.0.0')}), not to the "
         f"tarball the image validated ({ours[1].spec}, {ours[1].integrity})",
-        "  f@1.0.0 at node_modules/app/node_modules/f comes from file:../f.tgz; the image installs registry "
-        "packages only",
-        "  g@1.0.0 at node_modules/app/node_modules/g comes from git+ssh://git@host/g.git#abc; the image installs "
-        "registry packages only",
-        "  l@1.0.0 at node_modules/app/node_modules/l is a link to a folder; the image installs registry packages only",
         "  n@1.0.0 at node_modules/app/node_modules/n has no resolved URL or integrity in npm's lock (is "
         "omit-lockfile-registry-resolved set?)",
+        "  w@1.0.0 at node_modules/app/node_modules/w has an integrity the image cannot check (md5-bm8=)",
     ]
     assert refused.value.hint == "rebuild without --frozen; if it persists, report it with the lock"
-    only_foreign = {k: v for k, v in bad.items() if not k.endswith(("/n", "/lib"))} | {
-        "node_modules/lib": good["node_modules/lib"]
+
+
+EXAMPLE = Registries("https://registry.example/", {"@corp": "https://npm.corp.example/api/npm/"})
+
+
+def test_every_package_not_listed_must_be_a_tarball_of_the_registry_npm_fetches_it_from() -> None:
+    """Not the lock's fault but the packages': the tree refuses whoever needs one (NB1815), so check_lock lets
+    them pass and not_from_registry names each."""
+    ours = [admitted("app")]
+    app = {"version": "1.0.0", "resolved": ours[0].spec, "integrity": ours[0].integrity}
+    at = "node_modules/app/node_modules/"
+    packages = {
+        "node_modules/app": app,
+        f"{at}x": reg("x", "1.0.0"),
+        f"{at}b": {"version": "1.0.0", "inBundle": True},
+        f"{at}@corp/ok": reg("@corp/ok", "1.0.0", resolved="https://npm.corp.example/api/npm/@corp/ok/-/ok-1.0.0.tgz"),
+        f"{at}@corp/stray": reg("@corp/stray", "1.0.0"),  # its scope's registry is the corp one
+        f"{at}u": reg("u", "1.0.0", resolved="http://127.0.0.1:8080/lodash-4.17.21.tgz"),
+        f"{at}p": reg("p", "1.0.0", resolved="http://registry.example/p/-/p-1.0.0.tgz"),  # another origin
+        f"{at}g": {"version": "1.0.0", "resolved": "git+ssh://git@host/g.git#abc"},
+        f"{at}f": {"version": "1.0.0", "resolved": "file:../f.tgz", "integrity": sri(b"f")},
+        f"{at}l": {"version": "1.0.0", "resolved": "../l", "link": True},
     }
-    with pytest.raises(UsageError) as refused:
-        check_lock(lock_of(only_foreign), ours)
-    assert refused.value.hint == (
-        "publish each of them to your registry and depend on a version, or list it in the image SPEC as a package "
-        "of its own (its .tgz or folder) and depend on its version"
-    )
+    lock = lock_of(packages)
+    check_lock(lock, ours)
+    outside = not_from_registry(lock, {"node_modules/app"}, EXAMPLE)
+    assert outside == {
+        f"{at}@corp/stray": "npm's lock resolves it to https://registry.example/@corp/stray/-/stray-1.0.0.tgz, which "
+        "is not a tarball of the registry npm fetches @corp/stray from (https://npm.corp.example/api/npm/)",
+        f"{at}f": "npm's lock resolves it to file:../f.tgz, which is not a registry's tarball",
+        f"{at}g": "npm's lock resolves it to git+ssh://git@host/g.git#abc, which is not a registry's tarball",
+        f"{at}l": "npm's lock links it to the folder ../l",
+        f"{at}p": "npm's lock resolves it to http://registry.example/p/-/p-1.0.0.tgz, which is not a tarball of the "
+        "registry npm fetches p from (https://registry.example/)",
+        f"{at}u": "npm's lock resolves it to http://127.0.0.1:8080/lodash-4.17.21.tgz, which is not a tarball of the "
+        "registry npm fetches u from (https://registry.example/)",
+    }
+
+
+@pytest.mark.parametrize(
+    ("registry", "replace", "url", "served"),
+    [
+        ("http://127.0.0.1:4873/", "npmjs", "http://127.0.0.1:4873/ms/-/ms-2.1.3.tgz", True),
+        ("http://127.0.0.1:4873", "npmjs", "http://127.0.0.1:4873/ms/-/ms-2.1.3.tgz", True),
+        ("http://127.0.0.1:4873/", "npmjs", "http://127.0.0.1:4874/ms/-/ms-2.1.3.tgz", False),
+        ("https://registry.npmjs.org/", "npmjs", "https://registry.npmjs.org:443/ms/-/ms-2.1.3.tgz", True),
+        ("https://r.example/npm/", "npmjs", "https://r.example/npmx/ms/-/ms-2.1.3.tgz", False),
+        ("https://r.example/npm/", "npmjs", "https://r.example/npm/ms/-/ms-2.1.3.tgz", True),
+        # npm fetches a registry.npmjs.org URL from the configured registry (replace-registry-host=npmjs)
+        ("https://mirror.example/npm/", "npmjs", "https://registry.npmjs.org/ms/-/ms-2.1.3.tgz", True),
+        ("https://mirror.example/npm/", "never", "https://registry.npmjs.org/ms/-/ms-2.1.3.tgz", False),
+        ("https://mirror.example/", "always", "https://elsewhere.example/ms/-/ms-2.1.3.tgz", True),
+        ("https://mirror.example/", "old.example", "https://old.example/ms/-/ms-2.1.3.tgz", True),
+        ("https://mirror.example/", "https://old.example/r", "https://old.example/r/ms/-/ms-2.1.3.tgz", True),
+        ("https://mirror.example/", "https://old.example/r", "https://old.example/ms/-/ms-2.1.3.tgz", False),
+        ("http://127.0.0.1:4873/", "npmjs", "http://127.0.0.1:notaport/ms.tgz", False),
+    ],
+)
+def test_a_url_is_a_registry_tarball_as_npm_tells_one(registry: str, replace: str, url: str, served: bool) -> None:
+    assert Registries(registry, {}, replace).serves("ms", url) is served
 
 
 def test_a_lock_entry_placed_outside_node_modules_is_refused() -> None:
@@ -430,3 +476,84 @@ def test_a_range_semantic_version_cannot_read_is_not_judged() -> None:
         "ms is installed at 2 versions (2.0.0 for b (2.0.0); 2.1.3 for a (latest)): npm nested each version under "
         "the package that needs it"
     )
+
+
+def test_what_counts_as_from_the_registry_is_what_the_sbom_names_with_a_plain_npm_purl() -> None:
+    """One predicate for the report's "from the registry" count and the SBOM's purls: a listed package is the archive
+    the image made of it, a bundled one its parent's (npm's own identity for it), every other one a registry's (the
+    lock check lets no other URL into the image: test_url_dependencies_e2e)."""
+    from neuralis_build.hostprofile import default_host_profile
+    from neuralis_build.image.conflicts import Installed
+    from neuralis_build.image.graph import Closure
+    from neuralis_build.image.report import ImageResult
+    from neuralis_build.image.sbom import render_sbom
+
+    ms = "node_modules/.store/first-party/ms@2.1.3/node_modules/ms"
+    rows = [
+        Installed(
+            "node_modules/app",
+            "app",
+            "1.0.0",
+            sri(b"app"),
+            "file:.neuralis-tarballs/app-0011.tgz",
+            None,
+            ("app",),
+            "first-party",
+        ),
+        Installed(
+            ms,
+            "ms",
+            "2.1.3",
+            sri(b"ms"),
+            "https://registry.example/ms/-/ms-2.1.3.tgz",
+            "MIT",
+            ("app", "ms"),
+            "first-party",
+        ),
+        Installed(
+            "node_modules/app/node_modules/b",
+            "b",
+            "1.0.0",
+            None,
+            None,
+            None,
+            ("app", "b"),
+            "first-party",
+            flags=("bundled",),
+        ),
+    ]
+    assert [r.from_registry for r in rows] == [False, True, False]
+    bom = json.loads(
+        render_sbom(ImageResult(Path("out"), default_host_profile(), [], [], {}, installed=rows), Closure())
+    )
+    assert {c["bom-ref"]: c["purl"] for c in bom["components"]} == {
+        "node_modules/app": f"pkg:npm/app@1.0.0?checksum=sha512:{hashlib.sha512(b'app').hexdigest()}"
+        "&file_name=app-0011.tgz",
+        ms: "pkg:npm/ms@2.1.3",
+        "node_modules/app/node_modules/b": "pkg:npm/b@1.0.0",
+    }
+
+
+def test_a_tarball_npm_pack_fetched_past_the_cap_is_refused_without_being_read(tmp_path: Path) -> None:
+    """The fallback for what a direct download could not get (npm's credentials, proxy): npm itself has no cap,
+    so what it wrote is measured on disk, and one past the cap is refused, not read into memory."""
+    from neuralis_build.image.npmcli import NpmResult
+    from neuralis_build.image.registrytarballs import Wanted
+
+    store = TarballStore(tmp_path / "registry")
+    w = Wanted("https://registry.example/big/-/big-1.0.0.tgz", sri(b"big"), "big@1.0.0")
+
+    def npm(args: Any, cwd: Path, timeout: float) -> NpmResult:
+        destination = Path(args[list(args).index("--pack-destination") + 1])
+        with (destination / "big-1.0.0.tgz").open("wb") as f:
+            f.truncate(2_000_000)  # sparse: its size is what counts
+        return NpmResult(json.dumps([{"filename": "big-1.0.0.tgz"}]), "")
+
+    refused = store.fetch_through_npm([w], 1_000_000, npm)
+    assert refused[w.integrity].message == (
+        "big@1.0.0: the answer from https://registry.example/big/-/big-1.0.0.tgz is 2,000,000 bytes (as npm pack "
+        "fetched it), more than the 1,000,000 bytes the image reads of one tarball (the most its reader lets a "
+        "package inflate to; no flag raises it)"
+    )
+    assert refused[w.integrity].rule.id == "NB1806"
+    assert store.get(w.integrity) is None
