@@ -345,7 +345,7 @@ def show(name: str, packages: int, r: Results) -> None:
 def sandbox_cost(root: Path, count: int, rounds: int, jobs: int) -> None:
     """What the sandbox costs one load, and a build of ``count`` packages of which every 50th is loaded."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from neuralis_build.sandbox import NoSandbox, find_sandbox
+    from neuralis_build.util.sandbox import NoSandbox, find_sandbox
 
     node = shutil.which("node") or "node"
     box = find_sandbox(node)

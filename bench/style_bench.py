@@ -113,15 +113,15 @@ def plain_package(modules: int, rounds: int, before: str) -> None:
 
 def host_overhead(root: Path, rounds: int) -> None:
     """The same esbuild build through the CLI and through the style host (JS API, no tool to run)."""
+    from neuralis_build.esbuild.runner import find_esbuild
     from neuralis_build.hostprofile import default_host_profile
     from neuralis_build.npm.nodemodules import package_name_of
     from neuralis_build.ui.build import esbuild_args
     from neuralis_build.ui.driver import run_build, write_tsconfig
-    from neuralis_build.ui.esbuild import find_esbuild
     from neuralis_build.ui.stylehost import StyleHost, ensure_installed
 
     if TYPE_CHECKING:
-        from neuralis_build.ui.esbuild import EsbuildRunner
+        from neuralis_build.esbuild.runner import EsbuildRunner
 
     ensure_installed()
     binary = find_esbuild()

@@ -225,7 +225,7 @@ PARTS = {
 
 
 def measure(modules: int, rounds: int, with_vite: bool, parts: bool = False) -> None:
-    from neuralis_build.ui.esbuild import find_esbuild
+    from neuralis_build.esbuild.runner import find_esbuild
 
     esbuild = find_esbuild()
     cli = str(Path(sys.executable).parent / "neuralis-build")

@@ -86,8 +86,8 @@ def _entry(code: str, fields: dict[str, str], summary: str, slug: str, here: str
 
 
 def family_page(family: Family) -> str:
-    from neuralis_build.codes import every_code
     from neuralis_build.explain import raw_entries
+    from neuralis_build.util.codes import every_code
 
     codes, entries = every_code(), raw_entries()
     here = f"reference/codes/{family.stem}.md"
@@ -97,7 +97,7 @@ def family_page(family: Family) -> str:
 
 
 def index_page() -> str:
-    from neuralis_build.codes import every_code
+    from neuralis_build.util.codes import every_code
 
     codes = every_code()
     here = "reference/codes/index.md"

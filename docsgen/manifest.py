@@ -125,8 +125,8 @@ def _codes(row: Row) -> list[str]:
 
 def _section_codes(section: Any) -> list[str]:
     """The codes declared beside a section's rules: in the modules of its block rules and of its shapes' checks."""
-    from neuralis_build.diagnostics import Code
     from neuralis_build.manifest.compound import Obj
+    from neuralis_build.util.diagnostics import Code
 
     modules = {rule.__module__ for rule in section.rules}
     for field in section.fields.values():
@@ -176,8 +176,8 @@ def _section(section: Any) -> str:
 
 def _outputs_sections() -> list[str]:
     """The outputs stage's rules: no key of their own; they judge the other sections' declarations against the build."""
-    from neuralis_build.diagnostics import Code
     from neuralis_build.outputs import buildmode, rules
+    from neuralis_build.util.diagnostics import Code
 
     parts = []
     for name, module in (("outputs", rules), ("build-mode", buildmode)):

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, Diagnostics, code
-from neuralis_build.errors import DiagnosedError
 from neuralis_build.hostprofile import HostProfile, default_host_profile
-from neuralis_build.jsonpointer import MAX_DUPLICATES, split
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.model.block import read_block
 from neuralis_build.package import Package, load_package
-from neuralis_build.trust import Trust
+from neuralis_build.util.diagnostics import Diagnostic, Diagnostics, code
+from neuralis_build.util.errors import DiagnosedError
+from neuralis_build.util.jsonpointer import MAX_DUPLICATES, split
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
     from neuralis_build.model.block import Block

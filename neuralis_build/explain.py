@@ -3,7 +3,7 @@
 Each entry says what the rule asks, why it exists (in this project's words), where the rule comes from
 (a section of the spec, or the page of docs/ that records our decision), and a bad and a good
 example. The code's slug and summary come from its declaration beside its rule (found through the
-table of ``neuralis_build.codes``), so a code is named once; a test asserts that every code has an entry.
+table of ``neuralis_build.util.codes``), so a code is named once; a test asserts that every code has an entry.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from neuralis_build import codes
-from neuralis_build.diagnostics import Code
-from neuralis_build.errors import UsageError
+from neuralis_build.util import codes
+from neuralis_build.util.diagnostics import Code
+from neuralis_build.util.errors import UsageError
 
 DATA = Path(__file__).parent / "data" / "explain"
 SPEC_SECTIONS = Path(__file__).parent / "data" / "spec-sections.toml"

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.errors import UsageError
-from neuralis_build.limits import MAX_JSON_BYTES
-from neuralis_build.regularfile import TooLarge, read_regular
-from neuralis_build.strictjson import JSONRefused, describe, parse
+from neuralis_build.util.errors import UsageError
+from neuralis_build.util.limits import MAX_JSON_BYTES
+from neuralis_build.util.regularfile import TooLarge, read_regular
+from neuralis_build.util.strictjson import JSONRefused, describe, parse
 
 if TYPE_CHECKING:
     from typing import Any

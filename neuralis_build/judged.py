@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from neuralis_build.diagnostics import Diagnostic, has_errors
 from neuralis_build.package import Package
-from neuralis_build.trust import Trust
+from neuralis_build.util.diagnostics import Diagnostic, has_errors
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
-    from neuralis_build.diagnostics import DiagnosticJSON
     from neuralis_build.model.block import Block, Event, Module, Surface
-    from neuralis_build.ui.stale import BuildState
-    from neuralis_build.ui.verdict import ModuleVerdict
+    from neuralis_build.record.stale import BuildState
+    from neuralis_build.record.verdict import ModuleVerdict
+    from neuralis_build.util.diagnostics import DiagnosticJSON
 
 
 class CheckJSON(TypedDict):

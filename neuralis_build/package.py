@@ -8,16 +8,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuralis_build.contract import Contract, discover
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import DiagnosedError, UsageError
-from neuralis_build.jsonpointer import SourceMap, split
-from neuralis_build.limits import MAX_JSON_BYTES, MAX_JSON_DEPTH
 from neuralis_build.model.block import BLOCK as BLOCK
 from neuralis_build.model.block import block_of
 from neuralis_build.npm.fields import NpmFields, npm_fields
 from neuralis_build.npm.packagejson import MANIFEST, decode, read_package_json
-from neuralis_build.regularfile import NotRegularFile, TooLarge, size_text
-from neuralis_build.strictjson import JSONProblem, JSONRefused, parse, position
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.errors import DiagnosedError, UsageError
+from neuralis_build.util.jsonpointer import SourceMap, split
+from neuralis_build.util.limits import MAX_JSON_BYTES, MAX_JSON_DEPTH
+from neuralis_build.util.regularfile import NotRegularFile, TooLarge, size_text
+from neuralis_build.util.strictjson import JSONProblem, JSONRefused, parse, position
 
 if TYPE_CHECKING:
     from typing import Any

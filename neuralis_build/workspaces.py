@@ -39,11 +39,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralis_build.errors import NeuralisError, UsageError
 from neuralis_build.npm.home import npm_module
 from neuralis_build.npm.packagejson import read_package_json
-from neuralis_build.printable import shown, shown_text
-from neuralis_build.process import Completed, run, which
+from neuralis_build.util.errors import NeuralisError, UsageError
+from neuralis_build.util.printable import shown, shown_text
+from neuralis_build.util.process import Completed, run, which
 
 MANIFEST = "package.json"
 NPM_TIMEOUT = 120

@@ -14,7 +14,7 @@ import pytest
 
 from neuralis_build.check import check_path
 from neuralis_build.judged import JudgedPackage
-from neuralis_build.trust import Trust
+from neuralis_build.util.trust import Trust
 
 # A suite started in the background of a script (`.ci/run &`) inherits SIGINT ignored, and so would every
 # command it starts: `ui --watch` and `dev` would then not stop on the Ctrl-C the
@@ -124,7 +124,7 @@ requires_node = pytest.mark.skipif(not node_available() and not os.environ.get("
 
 def sandbox_available() -> bool:
     """Whether bubblewrap makes a sandbox here (the image build loads a package's code only inside one)."""
-    from neuralis_build.sandbox import Sandbox, find_sandbox
+    from neuralis_build.util.sandbox import Sandbox, find_sandbox
 
     node = shutil.which("node")
     return node is not None and isinstance(find_sandbox(node), Sandbox)

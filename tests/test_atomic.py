@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build import atomic
+from neuralis_build.util import atomic
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -140,7 +140,7 @@ def test_sweep_removes_what_dead_processes_left_and_nothing_else(tmp_path: Path)
 _KILLED_BEFORE_THE_RENAME = """
 import os, signal, sys
 from pathlib import Path
-from neuralis_build import atomic
+from neuralis_build.util import atomic
 os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)  # killed between the write and the rename
 target = Path(sys.argv[1])
 if sys.argv[2] == "file":

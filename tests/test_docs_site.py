@@ -39,7 +39,7 @@ def test_a_stale_missing_or_orphan_page_is_found(tmp_path: Path):
 
 
 def test_the_generated_pages_cover_every_command_and_code():
-    from neuralis_build.codes import every_code
+    from neuralis_build.util.codes import every_code
 
     pages = generated()
     assert set(GENERATED_FOLDERS) == {"reference/commands", "reference/codes"}

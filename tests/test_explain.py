@@ -7,8 +7,8 @@ import re
 import pytest
 
 from neuralis_build.cli.build import main
-from neuralis_build.codes import WHERE, every_code
 from neuralis_build.explain import FIELDS, raw_entries, spec_sections
+from neuralis_build.util.codes import WHERE, every_code
 from tests.conftest import REPO
 
 

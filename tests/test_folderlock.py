@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build import folderlock
-from neuralis_build.errors import UsageError
+from neuralis_build.util import folderlock
+from neuralis_build.util.errors import UsageError
 from tests.conftest import requires_node
 from tests.image.faultkit import CLI, HANG_GUARD, Lines
 from tests.ui.ui_helpers import HOST_TSX, build_file_tree, ui_manifest
 
 HOLDER = (
-    "import sys\nfrom pathlib import Path\nfrom neuralis_build import folderlock\n"
+    "import sys\nfrom pathlib import Path\nfrom neuralis_build.util import folderlock\n"
     "with folderlock.hold(Path(sys.argv[1])):\n    print('held', flush=True)\n    sys.stdin.read()\n"
 )
 

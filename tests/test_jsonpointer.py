@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neuralis_build.jsonpointer import MAX_DUPLICATES, SourceMap, first_too_deep, join
+from neuralis_build.util.jsonpointer import MAX_DUPLICATES, SourceMap, first_too_deep, join
 
 TRICKY = (
     '{\r\n  "a\\"b": "\\ud83d\\ude00 😀 \\\\",\r\n'

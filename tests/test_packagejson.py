@@ -7,8 +7,8 @@ import os
 import pytest
 
 from neuralis_build.npm.packagejson import read_package_json
-from neuralis_build.regularfile import NotRegularFile
-from neuralis_build.strictjson import JSONRefused
+from neuralis_build.util.regularfile import NotRegularFile
+from neuralis_build.util.strictjson import JSONRefused
 
 
 def test_an_object_is_read_with_its_text(tmp_path):

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.errors import SubprocessError, ToolMissingError
 from neuralis_build.image.npmcli import NpmFailed, run_npm
-from neuralis_build.process import run, which
+from neuralis_build.util.errors import SubprocessError, ToolMissingError
+from neuralis_build.util.process import run, which
 
 
 @pytest.fixture

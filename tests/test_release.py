@@ -144,6 +144,7 @@ def test_ci_runs_the_ci_script_on_pushes_pull_requests_and_for_the_release() -> 
     assert ci["on"] == {"push": {"branches": ["main"]}, "pull_request": None, "workflow_call": None}
     assert ci["permissions"] == {"contents": "read"}
     (job,) = ci["jobs"].values()
-    assert job["container"].endswith("-bookworm")  # Debian: scripts/setup installs Debian's chromium
+    assert job["container"]["image"].endswith("-bookworm")  # Debian: scripts/setup installs Debian's chromium
+    assert job["container"]["options"] == "--privileged"  # the image build's sandbox makes namespaces
     assert _step(job, ".ci/run")["run"] == ".ci/run"
     assert (REPO / ".ci/run").stat().st_mode & 0o111

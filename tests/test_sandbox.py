@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.sandbox import HOME, Mount, NoSandbox, Sandbox, find_sandbox
+from neuralis_build.util.sandbox import HOME, Mount, NoSandbox, Sandbox, find_sandbox
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is needed")

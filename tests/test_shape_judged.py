@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from neuralis_build.diagnostics import Code, Diagnostics
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.shape import JudgedStr
+from neuralis_build.util.diagnostics import Code, Diagnostics
 
 NB9999 = Code("NB9999", "test-judged", "a test-only code, left out of the registry")
 

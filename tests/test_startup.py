@@ -71,7 +71,7 @@ UI_UNWANTED = (
 
 def test_a_plain_ui_build_loads_only_what_it_needs(tmp_path):
     """`neuralis-build ui` builds a real package without loading any of UI_UNWANTED."""
-    from neuralis_build.ui.esbuild import find_esbuild
+    from neuralis_build.esbuild.runner import find_esbuild
     from tests.conftest import copy_example
 
     find_esbuild()  # the pinned binary is cached before the probe runs (scripts/setup fetched it)

@@ -15,12 +15,12 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from neuralis_build.errors import DiagnosedError, NeuralisError, ScriptError, SubprocessError, ToolMissingError
+from neuralis_build.util.errors import DiagnosedError, NeuralisError, ScriptError, SubprocessError, ToolMissingError
 
 if TYPE_CHECKING:
     from typing import Any, Literal, TypedDict
 
-    from neuralis_build.diagnostics import DiagnosticJSON
+    from neuralis_build.util.diagnostics import DiagnosticJSON
 
     Format = Literal["text", "json", "github"]
     ErrorKind = Literal["input", "usage", "environment", "internal"]
@@ -210,7 +210,7 @@ def show_error(exc: BaseException, args: Sequence[str] = ()) -> None:
     from rich.markup import escape
 
     from neuralis_build.cli.common import stderr
-    from neuralis_build.printable import shown_text
+    from neuralis_build.util.printable import shown_text
 
     console = stderr()
     kind = kind_of(exc)

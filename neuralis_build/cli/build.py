@@ -84,8 +84,8 @@ def check(
     """Validate the manifest, the directory contract and declarations against build output."""
     from neuralis_build.check import check_path
     from neuralis_build.cli import render
-    from neuralis_build.errors import NeuralisError
     from neuralis_build.hostprofile import load_host_profile
+    from neuralis_build.util.errors import NeuralisError
 
     profile = load_host_profile(host)
     out = common.stdout()

@@ -207,6 +207,6 @@ def markup(text: str) -> str:
     """A name (or a line quoting names) for rich: control characters shown escaped (``printable.shown``), markup too."""
     from rich.markup import escape
 
-    from neuralis_build.printable import shown
+    from neuralis_build.util.printable import shown
 
     return escape(shown(text))

@@ -17,7 +17,7 @@ def report_line(report: BuildReport) -> str:
     """One build of the dev loop on one line: what it did, or the first error and that the last page stays."""
     import time
 
-    from neuralis_build.printable import shown, shown_text
+    from neuralis_build.util.printable import shown, shown_text
 
     stamp = time.strftime("%H:%M:%S")
     names = ", ".join(shown(name) for name in report.changed[:3])
@@ -80,7 +80,7 @@ def register(app: typer.Typer) -> None:
 
         private = tempfile.TemporaryDirectory(prefix="neuralis-dev-open-")  # 0700: the page's key stays ours
 
-        from neuralis_build.printable import shown
+        from neuralis_build.util.printable import shown
 
         def ready(url: str) -> None:
             print(f"neuralis-build dev: serving {shown(str(path))} at {url} (Ctrl-C stops)", flush=True)

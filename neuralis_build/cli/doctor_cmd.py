@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         """Report the tools the toolchain drives (Node, npm, esbuild, its JS API, the sandbox); exit 2 when one it
         needs is missing (the sandbox is optional: without it, image loads no package's code)."""
         from neuralis_build import __version__
-        from neuralis_build.ui.doctor import diagnose
+        from neuralis_build.doctor import diagnose
 
         fmt = common.Format.json if as_json else format
         tools = diagnose(fetch=fetch)

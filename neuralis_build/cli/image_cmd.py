@@ -66,10 +66,10 @@ def register(app: typer.Typer) -> None:
 
         What changed between two images (for the review of a change): neuralis-build image diff OLD NEW."""
         from neuralis_build.cli.common import markup
-        from neuralis_build.errors import UsageError
         from neuralis_build.hostprofile import load_host_profile
         from neuralis_build.image.build import BuildInterrupted, PackageFinished, build_image
         from neuralis_build.image.spec import frozen_problems, load_spec
+        from neuralis_build.util.errors import UsageError
 
         if jobs is not None and jobs < 1:
             raise typer.BadParameter("at least 1", param_hint="--jobs")

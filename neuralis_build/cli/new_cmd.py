@@ -59,9 +59,9 @@ def _print_list(console: Console, templates: list[Template]) -> None:
 def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> None:
     from neuralis_build.cli.common import markup
     from neuralis_build.cli.render import display_path
-    from neuralis_build.errors import UserError
     from neuralis_build.scaffold.create import tree_lines
     from neuralis_build.scaffold.writer import occupants
+    from neuralis_build.util.errors import UserError
 
     where = display_path(plan.target)
     if dry_run:
@@ -167,10 +167,10 @@ def register(app: typer.Typer) -> None:
         ] = True,
     ) -> None:
         """Create a Neuralis package from a template."""
-        from neuralis_build.errors import UsageError
         from neuralis_build.scaffold.create import DEFAULT_TEMPLATE, Request, create, default_description, plan
         from neuralis_build.scaffold.names import check_name
         from neuralis_build.scaffold.templates import get_template, list_templates
+        from neuralis_build.util.errors import UsageError
 
         out = common.stdout()
         templates = list_templates()
@@ -220,8 +220,8 @@ def _warn_unless_member(console: Console, plan: Plan) -> None:
     """npm treats the new folder as a workspace only when the root's ``workspaces`` globs match it: ask npm."""
     from neuralis_build.cli.common import markup
     from neuralis_build.cli.render import display_path
-    from neuralis_build.errors import NeuralisError
     from neuralis_build.pack.workspace import workspace_root
+    from neuralis_build.util.errors import NeuralisError
     from neuralis_build.workspaces import workspace_patterns
 
     assert plan.workspaces_root is not None

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from neuralis_build.cli import boundary, common, targets
-from neuralis_build.printable import shown
+from neuralis_build.util.printable import shown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from neuralis_build.pack.lifecycle import ScriptContext
     from neuralis_build.pack.tarball import PackResult
     from neuralis_build.package import Package
-    from neuralis_build.trust import Trust
+    from neuralis_build.util.trust import Trust
 
 
 def format_bytes(size: int) -> str:
@@ -232,15 +232,15 @@ def _pack_one(
     profile: HostProfile,
 ) -> tuple[Any, int]:
     """Pack one folder and report it in ``fmt``; the JSON element and the exit code (refusals are not raised)."""
-    from neuralis_build import folderlock
     from neuralis_build.check import check_package
     from neuralis_build.cli.render import annotation, diagnostic_annotations, explain_footer, print_diagnostics
-    from neuralis_build.diagnostics import has_errors
-    from neuralis_build.errors import DiagnosedError, NeuralisError
     from neuralis_build.pack import lifecycle
     from neuralis_build.pack.refusals import prepare_pack, tarball_diagnostics
     from neuralis_build.pack.tarball import pack_package, write_tarball
     from neuralis_build.package import load_package
+    from neuralis_build.util import folderlock
+    from neuralis_build.util.diagnostics import has_errors
+    from neuralis_build.util.errors import DiagnosedError, NeuralisError
 
     err = common.stderr()
     root: Path | None = None

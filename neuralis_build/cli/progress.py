@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from neuralis_build.progress import Step, listening
+from neuralis_build.util.progress import Step, listening
 
 if TYPE_CHECKING:
     from typing import Any

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic
-from neuralis_build.printable import shown, shown_text
+from neuralis_build.util.diagnostics import Diagnostic
+from neuralis_build.util.printable import shown, shown_text
 
 if TYPE_CHECKING:
     from rich.console import Console

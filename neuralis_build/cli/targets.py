@@ -76,7 +76,7 @@ def package_folders(
             f"[dim]note: left out {len(labels)} member(s) without {lacking}: {markup(', '.join(labels))}[/]"
         )
     if not folders:
-        from neuralis_build.errors import UsageError
+        from neuralis_build.util.errors import UsageError
 
         raise UsageError(
             "no member npm selects is one to work on here (see the notes above)",

@@ -10,10 +10,10 @@ import typer
 from neuralis_build.cli import common, targets
 
 if TYPE_CHECKING:
-    from neuralis_build.diagnostics import Diagnostic
     from neuralis_build.ui.env import Mode
     from neuralis_build.ui.run import BuildOptions, PackageBuild
     from neuralis_build.ui.watch import WatchResult
+    from neuralis_build.util.diagnostics import Diagnostic
 
 
 def register(app: typer.Typer) -> None:
@@ -88,10 +88,10 @@ def register(app: typer.Typer) -> None:
 
 def _builds_something(folder: Path, entry: str | None) -> bool:
     """Does ``ui`` have anything to build in ``folder`` (a member ``--workspaces`` may leave out)?"""
-    from neuralis_build.errors import NeuralisError
     from neuralis_build.package import load_package
     from neuralis_build.ui.events import has_sources
     from neuralis_build.ui.run import wants_ui
+    from neuralis_build.util.errors import NeuralisError
 
     try:
         package = load_package(folder)
@@ -106,7 +106,7 @@ def _kb(size: int) -> str:
 
 def summary_lines(build: PackageBuild) -> list[str]:
     """What a successful build wrote, one output per line (plain text: a plain build needs no rich)."""
-    from neuralis_build.printable import shown
+    from neuralis_build.util.printable import shown
 
     name = shown(build.package.name or build.package.root.name)
     mode = build.ui.mode if build.ui is not None else "production"
@@ -136,8 +136,8 @@ def one_line(result: WatchResult) -> str:
     """A watch result on one line: what was built, or the first error and that the old output stays."""
     import time
 
-    from neuralis_build.errors import DiagnosedError
-    from neuralis_build.printable import shown, shown_text
+    from neuralis_build.util.errors import DiagnosedError
+    from neuralis_build.util.printable import shown, shown_text
 
     stamp = time.strftime("%H:%M:%S")
     ms = f"{result.seconds * 1000:.0f} ms"
@@ -196,8 +196,8 @@ def build_once(path: Path, options: BuildOptions, fmt: common.Format = common.Fo
     """Build once and report it in ``fmt`` (text: warnings on stderr, what was written on stdout): the JSON
     element (``--format json`` prints them as one array) and the exit code."""
     from neuralis_build.cli import boundary
-    from neuralis_build.errors import DiagnosedError, NeuralisError
     from neuralis_build.ui.run import build_path
+    from neuralis_build.util.errors import DiagnosedError, NeuralisError
 
     try:
         targets.refuse_workspaces_root(path, "ui")
@@ -232,7 +232,7 @@ def watch(path: Path, options: BuildOptions) -> None:
         print(one_line(result), flush=True)
 
     def ready() -> None:
-        from neuralis_build.printable import shown
+        from neuralis_build.util.printable import shown
 
         print(f"watching {shown(str(path))} for changes (Ctrl-C stops)", flush=True)
 

@@ -92,8 +92,8 @@ def register(app: typer.Typer) -> None:
         force: Annotated[bool, typer.Option("--force", help="Update even with uncommitted git changes.")] = False,
     ) -> None:
         """Bring a scaffolded package up to the current templates (a three-way merge: your edits survive)."""
-        from neuralis_build.errors import UsageError, UserError
         from neuralis_build.scaffold.update import apply_update, dirty_files, plan_update
+        from neuralis_build.util.errors import UsageError, UserError
         from neuralis_build.workspaces import package_root
 
         path = package_root() if path is None else path

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from neuralis_build.errors import SubprocessError, ToolMissingError
 from neuralis_build.manifest.sections.events import SUBJECT
-from neuralis_build.process import run
+from neuralis_build.util.errors import SubprocessError, ToolMissingError
+from neuralis_build.util.process import run
 
 if TYPE_CHECKING:
     from neuralis_build.model.block import Block, Event

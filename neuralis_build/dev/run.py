@@ -13,14 +13,14 @@ from neuralis_build.dev.guard import Keys
 from neuralis_build.dev.server import DevApp, bind_servers, start_servers
 from neuralis_build.dev.session import PAGE_MODE, DevOptions, DevSession
 from neuralis_build.dev.state import BuildReport, DevState
-from neuralis_build.errors import UsageError
+from neuralis_build.esbuild.runner import find_esbuild
 from neuralis_build.hostpage.react import find_react
 from neuralis_build.hostpage.vendor import build_shared_modules
-from neuralis_build.ui.esbuild import find_esbuild
 from neuralis_build.ui.watch import watch_changes
+from neuralis_build.util.errors import UsageError
 
 if TYPE_CHECKING:
-    from neuralis_build.ui.esbuild import EsbuildRunner
+    from neuralis_build.esbuild.runner import EsbuildRunner
     from neuralis_build.ui.watchset import WatchSet
 
 

@@ -25,8 +25,8 @@ from neuralis_build.dev.state import DevState
 from neuralis_build.hostpage.page import ASSETS, DATA, VENDOR, render_page
 from neuralis_build.hostpage.vendor import SharedModules
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.strictjson import parse
-from neuralis_build.trust import Trust
+from neuralis_build.util.strictjson import parse
+from neuralis_build.util.trust import Trust
 
 DEV_CLIENT = "dev-client.js"
 ASSET_FILES = ("host-page.js", "host-page.css", DEV_CLIENT)

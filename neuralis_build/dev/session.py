@@ -15,24 +15,24 @@ from typing import TYPE_CHECKING, Any
 
 from neuralis_build.check import check_package
 from neuralis_build.dev.state import BuildReport, DevState
-from neuralis_build.diagnostics import Diagnostic
-from neuralis_build.errors import DiagnosedError, NeuralisError, UsageError
 from neuralis_build.hostpage.model import MODULE_TREE, PagePackage, judge_packages
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.judged import JudgedPackage
+from neuralis_build.npm.resolve import installed_ui_packages
 from neuralis_build.outputs.buildmode import NB1617
 from neuralis_build.package import Package, load_package
-from neuralis_build.trust import Trust
 from neuralis_build.ui.events import has_sources
-from neuralis_build.ui.resolve import installed_ui_packages
 from neuralis_build.ui.run import BuildOptions, build_package, wants_ui
 from neuralis_build.ui.watch import error_files, inputs_of
 from neuralis_build.ui.watchset import build_watch_set
+from neuralis_build.util.diagnostics import Diagnostic
+from neuralis_build.util.errors import DiagnosedError, NeuralisError, UsageError
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
+    from neuralis_build.esbuild.runner import EsbuildRunner
     from neuralis_build.model.block import Block
     from neuralis_build.ui.env import Mode
-    from neuralis_build.ui.esbuild import EsbuildRunner
 
 
 PAGE_MODE: Mode = "development"

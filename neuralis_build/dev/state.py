@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostpage.model import PagePackage
+from neuralis_build.util.diagnostics import Diagnostic
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.package import Package
-from neuralis_build.trust import Trust
-from neuralis_build.ui.verdict import VERDICT_CODES
+from neuralis_build.record.verdict import VERDICT_CODES
+from neuralis_build.util.diagnostics import Diagnostic
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
     from neuralis_build.model.block import Surface

@@ -15,7 +15,7 @@ from typing import Any
 
 from neuralis_build.hostpage.model import PagePackage
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.trust import Trust
+from neuralis_build.util.trust import Trust
 
 ASSETS = "/__neuralis/"
 VENDOR = ASSETS + "vendor/"

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from neuralis_build.errors import UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.npm.cache import locked_install
 from neuralis_build.npm.nodemodules import resolve_package
 from neuralis_build.npm.packagejson import read_package_json
-from neuralis_build.trust import Trust
+from neuralis_build.util.errors import UsageError
+from neuralis_build.util.trust import Trust
 
 HOST_TOOLS = Path(__file__).resolve().parent.parent / "data" / "hosttools"
 """package.json and package-lock.json of what the host page needs from npm, pinned with their integrity."""

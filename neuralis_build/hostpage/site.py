@@ -13,17 +13,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build import atomic
 from neuralis_build.hostpage.model import PagePackage, judge_packages, served_files
 from neuralis_build.hostpage.page import ASSETS, DATA, PAGE_FILES, VENDOR, render_page
 from neuralis_build.hostpage.react import ReactSource, find_react
 from neuralis_build.hostpage.vendor import Mode, SharedModules, build_shared_modules
 from neuralis_build.hostprofile import HostProfile, default_host_profile
 from neuralis_build.package import load_package
-from neuralis_build.trust import Trust
+from neuralis_build.util import atomic
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
-    from neuralis_build.ui.esbuild import EsbuildRunner
+    from neuralis_build.esbuild.runner import EsbuildRunner
 
 
 PAGE = "index.html"

@@ -20,15 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from neuralis_build.errors import SubprocessError
+from neuralis_build.esbuild.binary import ESBUILD_VERSION
+from neuralis_build.esbuild.runner import find_esbuild
 from neuralis_build.hostpage.react import LEXER_VERSION, ReactSource, lexer_file
 from neuralis_build.npm.nodemodules import resolve_package
-from neuralis_build.process import json_from, run, which
-from neuralis_build.ui.binary import ESBUILD_VERSION, cache_root
-from neuralis_build.ui.esbuild import find_esbuild
+from neuralis_build.util.cachedir import cache_root
+from neuralis_build.util.errors import SubprocessError
+from neuralis_build.util.process import json_from, run, which
 
 if TYPE_CHECKING:
-    from neuralis_build.ui.esbuild import EsbuildRunner
+    from neuralis_build.esbuild.runner import EsbuildRunner
 
 Mode = Literal["production", "development"]
 

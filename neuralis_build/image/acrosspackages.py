@@ -60,7 +60,7 @@ def settle(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) ->
 
 def judge_modules(works: list[Work], tree: Tree, host: HostProfile) -> None:
     """Each loaded UI module's verdict (check's, handed on) against the host and the ids the loaded packages publish."""
-    from neuralis_build.ui.verdict import judge_module
+    from neuralis_build.record.verdict import judge_module
 
     loaded = _loaded(works, tree)
     available = {i for _, f in loaded for i in f.published}

@@ -19,8 +19,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from neuralis_build import atomic, folderlock
-from neuralis_build.errors import UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import depsources, install, keep, natives, stages
 from neuralis_build.image.acrosspackages import closure_facts, judge_modules, owners, settle
@@ -52,6 +50,8 @@ from neuralis_build.image.store import Store
 from neuralis_build.image.tree import Diverged, Tree, admitted_of
 from neuralis_build.image.unpack import Prefetch
 from neuralis_build.image.work import PackageFinished, Work
+from neuralis_build.util import atomic, folderlock
+from neuralis_build.util.errors import UsageError
 
 __all__ = ["BuildInterrupted", "PackageFinished", "build_image"]
 

@@ -17,10 +17,11 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from neuralis_build import __version__, atomic
+from neuralis_build import __version__
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.limits import MAX_PATH_DEPTH
-from neuralis_build.regularfile import read_regular
+from neuralis_build.util import atomic
+from neuralis_build.util.limits import MAX_PATH_DEPTH
+from neuralis_build.util.regularfile import read_regular
 
 CACHE_DIR = ".neuralis-cache"
 STATE = "state.json"

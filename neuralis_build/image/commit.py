@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from neuralis_build import atomic
+from neuralis_build.util import atomic
 
 ASIDE_PREFIX = ".neuralis-old-"
 JOURNAL = "journal.json"

@@ -1,6 +1,6 @@
 """The tree a sandboxed load sees, and the proof that no load changed the tree the image commits.
 
-Each load runs in the sandbox (``neuralis_build.sandbox``) with the staged ``node_modules`` mounted
+Each load runs in the sandbox (``neuralis_build.util.sandbox``) with the staged ``node_modules`` mounted
 read-only at ``/image/node_modules``: the kernel refuses every write, rename, chmod and link through
 that mount, whatever the code (an addon's included) tries, and nothing else of the staging folder or
 the image folder is in the sandbox's view. (A copy would add nothing: a copy of hard links shares

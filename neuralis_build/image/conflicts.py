@@ -8,7 +8,7 @@ from typing import Any, Literal
 from neuralis_build.image.graph import Closure
 from neuralis_build.image.materialize import Written
 from neuralis_build.npm.ranges import satisfies
-from neuralis_build.trust import Trust
+from neuralis_build.util.trust import Trust
 
 ConflictKind = Literal["versions", "listed-version", "peer", "host-package", "missing", "resolution", "engines", "load"]
 

@@ -11,7 +11,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.manifest.sections.config import config_keys
 from neuralis_build.manifest.sections.contributions import tool_sources
@@ -19,10 +18,11 @@ from neuralis_build.manifest.sections.identity import PLATFORM_ID
 from neuralis_build.manifest.sections.provides import oauth_prefix, oauth_prefixes_overlap, provided_services
 from neuralis_build.model.block import Module, read_module
 from neuralis_build.npm.packagejson import MANIFEST
-from neuralis_build.trust import Trust
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
-    from neuralis_build.ui.verdict import ModuleVerdict as CheckedVerdict
+    from neuralis_build.record.verdict import ModuleVerdict as CheckedVerdict
 
 NB1820 = code("NB1820", "tool-shadowed", "another claimant answers this tool name; this package's tool is shadowed")
 NB1821 = code("NB1821", "service-taken", "a singleton service already has a provider")
@@ -92,7 +92,7 @@ def _module(data: Any) -> Module | None:
 
 
 def _verdict(data: Any) -> CheckedVerdict | None:
-    from neuralis_build.ui.verdict import ModuleVerdict
+    from neuralis_build.record.verdict import ModuleVerdict
 
     return ModuleVerdict.from_json(data) if data is not None else None
 

@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from neuralis_build.diagnostics import Diagnostic, code, has_errors
-from neuralis_build.errors import NeuralisError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.contests import Facts, facts_of
 from neuralis_build.image.graph import Closure, Placed
@@ -26,7 +24,9 @@ from neuralis_build.image.report import PackageOutcome, Status
 from neuralis_build.image.standing import Member
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.package import Package, load_package
-from neuralis_build.trust import Trust
+from neuralis_build.util.diagnostics import Diagnostic, code, has_errors
+from neuralis_build.util.errors import NeuralisError
+from neuralis_build.util.trust import Trust
 
 NB1814 = code("NB1814", "dependency-id-taken", "a dependency's neuralis id is already loaded from another package")
 

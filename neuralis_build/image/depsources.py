@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.image.listed import Listed
-from neuralis_build.jsonpointer import escape
 from neuralis_build.npm.home import npm_module
 from neuralis_build.npm.packagejson import MANIFEST
-from neuralis_build.process import json_from, run, which
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.jsonpointer import escape
+from neuralis_build.util.process import json_from, run, which
 
 NB1815 = code(
     "NB1815", "dependency-not-from-registry", "a listed package depends on a file, a folder, a git repository or a URL"

@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.errors import UsageError
 from neuralis_build.image.diffmodel import (
     ChangeKind,
     ImageDiff,
@@ -25,9 +24,10 @@ from neuralis_build.image.diffmodel import (
     SizeChange,
     ToolChange,
 )
-from neuralis_build.limits import MAX_LOCK_BYTES
-from neuralis_build.regularfile import TooLarge, read_regular
-from neuralis_build.strictjson import JSONRefused, describe, parse
+from neuralis_build.util.errors import UsageError
+from neuralis_build.util.limits import MAX_LOCK_BYTES
+from neuralis_build.util.regularfile import TooLarge, read_regular
+from neuralis_build.util.strictjson import JSONRefused, describe, parse
 
 REPORT = "neuralis-image.json"
 

@@ -20,12 +20,12 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from neuralis_build.archivepath import NB1803, NOT_UTF8, path_problem
-from neuralis_build.diagnostics import Code, code
-from neuralis_build.errors import UserError
 from neuralis_build.image.gunzip import Gunzip, GzipRefused
 from neuralis_build.image.tarheader import MalformedHeader, StrictHeader, end_of_archive, is_sparse
-from neuralis_build.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BYTES
+from neuralis_build.util.archivepath import NB1803, NOT_UTF8, path_problem
+from neuralis_build.util.diagnostics import Code, code
+from neuralis_build.util.errors import UserError
+from neuralis_build.util.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BYTES
 
 NB1804 = code("NB1804", "archive-entry-type", "a tarball holds a link, a device, a FIFO or another non-file entry")
 NB1805 = code("NB1805", "archive-collision", "two tarball entries collide (a file that is also a folder, a case clash)")

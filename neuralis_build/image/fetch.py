@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from neuralis_build.diagnostics import code
-from neuralis_build.errors import SubprocessError, UserError
 from neuralis_build.image.npmcli import NpmFailed, run_npm
 from neuralis_build.npm.names import tarball_stem
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.errors import SubprocessError, UserError
 
 FETCH_TIMEOUT = 600.0
 """Seconds ``npm pack`` of one ``npm:`` source may take."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from neuralis_build.image.npmlock import MODULES, LockNode, NpmLock
-from neuralis_build.trust import InstallClass, Trust
+from neuralis_build.util.trust import InstallClass, Trust
 
 EdgeKind = Literal["prod", "optional", "peer"]
 _RANK: dict[Trust, int] = {"first-party": 0, "trusted": 1, "untrusted": 2}

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.errors import UsageError
-from neuralis_build.limits import MAX_LOCK_BYTES
-from neuralis_build.regularfile import TooLarge, read_regular
+from neuralis_build.util.errors import UsageError
+from neuralis_build.util.limits import MAX_LOCK_BYTES
+from neuralis_build.util.regularfile import TooLarge, read_regular
 
 LOCK = "neuralis-image.lock"
 LOCK_VERSION = 2

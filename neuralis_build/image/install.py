@@ -13,7 +13,7 @@ from neuralis_build.image.extract import Entry, write_entries
 from neuralis_build.npm.fields import NpmFields
 from neuralis_build.npm.names import name_problems
 from neuralis_build.npm.packagejson import read_package_json
-from neuralis_build.process import json_from, run, which
+from neuralis_build.util.process import json_from, run, which
 
 NODE_MODULES = "node_modules"
 

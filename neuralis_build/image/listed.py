@@ -14,13 +14,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from neuralis_build.diagnostics import Diagnostic
-from neuralis_build.errors import NeuralisError
 from neuralis_build.image.cache import Cache, cache_key
 from neuralis_build.image.contests import Facts
 from neuralis_build.image.fetch import NB1801
 from neuralis_build.image.report import PackageOutcome, Status
 from neuralis_build.image.spec import PackageSpec
+from neuralis_build.util.diagnostics import Diagnostic
+from neuralis_build.util.errors import NeuralisError
 
 if TYPE_CHECKING:
     from neuralis_build.hostprofile import HostProfile
@@ -106,7 +106,7 @@ def record_of(listed: Listed, outcome: PackageOutcome) -> dict[str, Any] | None:
     refused only because of another one is not cached (the other one may be gone next time), nor one
     refused for what the machine may have caused.
     """
-    from neuralis_build.diagnostics import has_errors
+    from neuralis_build.util.diagnostics import has_errors
 
     own = [d for d in outcome.diagnostics if d.code not in _ACROSS]
     if outcome.status == "refused" and not has_errors(own):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from neuralis_build.hostprofile import HostProfile
 
 if TYPE_CHECKING:
-    from neuralis_build.ui.verdict import ModuleVerdict as CheckedVerdict
+    from neuralis_build.record.verdict import ModuleVerdict as CheckedVerdict
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def module_verdict_codes() -> frozenset[str]:
     In the image a refused module keeps its package loaded, so these verdicts go to the report's
     ``module`` field and never refuse a package.
     """
-    from neuralis_build.ui.verdict import VERDICT_CODES
+    from neuralis_build.record.verdict import VERDICT_CODES
 
     return VERDICT_CODES
 

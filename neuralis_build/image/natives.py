@@ -10,7 +10,7 @@ ES module) from the folder it is installed under. A package that builds an addon
 loads it only when a database is opened), else ``build/Release/<target>.node``.
 
 Loading a package runs its code, and an addon is machine code: every load runs in the OS sandbox
-(``neuralis_build.sandbox``: its own namespaces, no network, no view of the build's environment, home
+(``neuralis_build.util.sandbox``: its own namespaces, no network, no view of the build's environment, home
 or processes) over the staged tree mounted read-only (``confine.py``), and that tree is proved
 untouched before the commit. Where this machine has no sandbox, no package is loaded: each is "not
 checked", never "works" (a language-level guard such as Node's permission model never sees an addon).
@@ -35,15 +35,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from neuralis_build.errors import UserError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import confine
 from neuralis_build.image.conflicts import Conflict, engine_conflicts
 from neuralis_build.image.graph import Closure
 from neuralis_build.image.materialize import Written
 from neuralis_build.image.nodecheck import node_version
-from neuralis_build.process import which
-from neuralis_build.sandbox import Confined, Mount, NoSandbox, Sandbox, find_sandbox
+from neuralis_build.util.errors import UserError
+from neuralis_build.util.process import which
+from neuralis_build.util.sandbox import Confined, Mount, NoSandbox, Sandbox, find_sandbox
 
 LOAD_TIMEOUT = 60.0
 """Seconds one package may take to load (a real native module loads in well under a second)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from neuralis_build.npm.home import npm_module
-from neuralis_build.process import json_from, run, which
+from neuralis_build.util.process import json_from, run, which
 
 _SCRIPT = r"""
 const Module = require("module");

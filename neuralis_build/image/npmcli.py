@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralis_build.errors import SubprocessError, ToolMissingError, UsageError
-from neuralis_build.process import run
+from neuralis_build.util.errors import SubprocessError, ToolMissingError, UsageError
+from neuralis_build.util.process import run
 
 TIMEOUT = 900.0
 """Seconds one npm call may take (a cold resolution of a large closure on a slow registry stays far below)."""

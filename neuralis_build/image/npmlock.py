@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.errors import UsageError
-from neuralis_build.limits import MAX_LOCK_BYTES
-from neuralis_build.regularfile import TooLarge, read_regular
-from neuralis_build.strictjson import parse
+from neuralis_build.util.errors import UsageError
+from neuralis_build.util.limits import MAX_LOCK_BYTES
+from neuralis_build.util.regularfile import TooLarge, read_regular
+from neuralis_build.util.strictjson import parse
 
 NPM_LOCK = "package-lock.json"
 MODULES = "node_modules/"

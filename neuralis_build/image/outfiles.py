@@ -20,9 +20,9 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from neuralis_build import atomic
 from neuralis_build.image.npmlock import MODULES, NPM_LOCK, NpmLock
 from neuralis_build.image.resolve import MANIFEST, RESOLUTION, TARBALLS, Admitted, root_manifest
+from neuralis_build.util import atomic
 
 
 def reachable(lock: NpmLock, roots: Collection[str], left_out: Collection[str] = ()) -> set[str]:

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import SplitResult, urlsplit
 
-from neuralis_build.errors import UsageError
 from neuralis_build.image.npmcli import Runner, run_npm
 from neuralis_build.image.npmlock import NpmLock
+from neuralis_build.util.errors import UsageError
 
 _NPMJS = "registry.npmjs.org"  # what replace-registry-host's default, "npmjs", stands for
 _DEFAULT_PORTS = {"http": 80, "https": 443}

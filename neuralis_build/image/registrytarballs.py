@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neuralis_build import __version__, atomic
-from neuralis_build.errors import UsageError
+from neuralis_build import __version__
 from neuralis_build.image.extract import NB1806, ArchiveRefused
 from neuralis_build.image.npmcli import NpmFailed, Runner, run_npm
 from neuralis_build.image.npmlock import LockNode
+from neuralis_build.util import atomic
+from neuralis_build.util.errors import UsageError
 
 _STRENGTH = {"sha512": 4, "sha384": 3, "sha256": 2, "sha1": 1}
 FETCH_TIMEOUT = 120.0

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.conflicts import Conflict, Installed
 from neuralis_build.image.contests import ToolContest
 from neuralis_build.image.moduleverdict import ModuleVerdict
-from neuralis_build.trust import InstallClass, Trust
+from neuralis_build.util.diagnostics import Diagnostic
+from neuralis_build.util.trust import InstallClass, Trust
 
 if TYPE_CHECKING:
     from neuralis_build.image.natives import Load

@@ -23,11 +23,11 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralis_build.errors import UsageError
 from neuralis_build.image.npmcli import OVERRIDES, NpmFailed, Runner, run_npm
 from neuralis_build.image.npmlock import MODULES, NPM_LOCK, LockNode, NpmLock, parse_npm_lock, read_npm_lock
 from neuralis_build.image.registries import Registries, read_registries, scopes_of
 from neuralis_build.image.registrytarballs import matches, strongest
+from neuralis_build.util.errors import UsageError
 
 TARBALLS = ".neuralis-tarballs"
 MANIFEST = "package.json"

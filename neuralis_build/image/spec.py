@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from neuralis_build.errors import UsageError
-from neuralis_build.limits import MAX_JSON_BYTES
-from neuralis_build.regularfile import TooLarge, read_regular
-from neuralis_build.trust import INSTALL_CLASSES, InstallClass, Trust, trust_for_class
+from neuralis_build.util.errors import UsageError
+from neuralis_build.util.limits import MAX_JSON_BYTES
+from neuralis_build.util.regularfile import TooLarge, read_regular
+from neuralis_build.util.trust import INSTALL_CLASSES, InstallClass, Trust, trust_for_class
 
 SourceKind = Literal["directory", "tarball", "npm"]
 

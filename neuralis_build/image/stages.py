@@ -10,9 +10,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from neuralis_build import folderlock
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import NeuralisError, UsageError
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import install
 from neuralis_build.image.cache import Cache, tree_hash
@@ -34,6 +31,9 @@ from neuralis_build.npm.fields import npm_fields
 from neuralis_build.npm.names import name_problems
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.package import Package, load_package, parse_manifest
+from neuralis_build.util import folderlock
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.errors import NeuralisError, UsageError
 
 NB1809 = code("NB1809", "package-name-invalid", "the installed package has no valid npm name or version")
 NB1810 = code("NB1810", "not-resolvable", "node cannot resolve '<name>/package.json' from the image")

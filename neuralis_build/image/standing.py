@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.image.moduleverdict import ModuleVerdict
 from neuralis_build.image.report import PackageOutcome
+from neuralis_build.util.diagnostics import Diagnostic
 
 
 @dataclass

@@ -24,9 +24,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralis_build import atomic
 from neuralis_build.image.extract import Entry, write_entries
 from neuralis_build.image.registrytarballs import strongest
+from neuralis_build.util import atomic
 
 READ_ONLY, EXECUTABLE = 0o444, 0o555
 _NEW = ".new-"  # an entry being written: .new-<pid>-<random>, swept when its process is gone

@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from neuralis_build.image.npmlock import MODULES, LockNode, NpmLock
-from neuralis_build.trust import TRUST_TIERS, Trust
+from neuralis_build.util.trust import TRUST_TIERS, Trust
 
 STORE = f"{MODULES}.store/"
 _NESTED = "/" + MODULES

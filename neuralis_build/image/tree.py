@@ -13,7 +13,6 @@ import shutil
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.dependencies import Found, discover
 from neuralis_build.image.extract import Limits
@@ -30,6 +29,7 @@ from neuralis_build.image.tiers import STORE, Layout, layout_of, links_of
 from neuralis_build.image.unpack import Prefetch, unpack_all
 from neuralis_build.image.work import Work
 from neuralis_build.npm.packagejson import MANIFEST
+from neuralis_build.util.diagnostics import Diagnostic, code
 
 NB1812 = code("NB1812", "dependency-refused", "a package this one needs is refused, so this one is not installed")
 NB1813 = code("NB1813", "dependency-archive", "a dependency's registry tarball breaks a hostile-input rule")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.compound import Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections import (
@@ -24,6 +23,7 @@ from neuralis_build.manifest.sections import (
     uri,
 )
 from neuralis_build.model import block as model
+from neuralis_build.util.diagnostics import code
 
 NB0109 = code("NB0109", "unknown-block-key", "the neuralis block carries a key the spec does not define")
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Code, Diagnostics
-from neuralis_build.trust import Trust
+from neuralis_build.util.diagnostics import Code, Diagnostics
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
     from neuralis_build.hostprofile import HostProfile

@@ -11,8 +11,6 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from neuralis_build.diagnostics import Code
-from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker, quote_list, suggest
 from neuralis_build.manifest.shape import (
     NB0101,
@@ -28,7 +26,9 @@ from neuralis_build.manifest.shape import (
     type_error,
 )
 from neuralis_build.package import json_type
-from neuralis_build.trust import Trust, at_least
+from neuralis_build.util.diagnostics import Code
+from neuralis_build.util.jsonpointer import join
+from neuralis_build.util.trust import Trust, at_least
 
 
 @dataclass

@@ -14,8 +14,6 @@ import os
 from typing import TYPE_CHECKING
 
 from neuralis_build.contract import Contract, ContractFile
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.limits import MAX_JSON_BYTES
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.names import (
     ENTRY_NAME_RULE,
@@ -27,8 +25,10 @@ from neuralis_build.manifest.names import (
 )
 from neuralis_build.manifest.paths import Containment
 from neuralis_build.package import Package
-from neuralis_build.regularfile import TooLarge, read_regular
-from neuralis_build.strictjson import JSONRefused, parse, position
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.limits import MAX_JSON_BYTES
+from neuralis_build.util.regularfile import TooLarge, read_regular
+from neuralis_build.util.strictjson import JSONRefused, parse, position
 
 if TYPE_CHECKING:
     from neuralis_build.contract import Kind

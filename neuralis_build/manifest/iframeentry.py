@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Code, code
 from neuralis_build.manifest import htmlrefs
 from neuralis_build.manifest.paths import resolve_inside
 from neuralis_build.manifest.urlpath import served_path
-from neuralis_build.regularfile import is_regular, read_regular
+from neuralis_build.util.diagnostics import Code, code
+from neuralis_build.util.regularfile import is_regular, read_regular
 
 if TYPE_CHECKING:
-    from neuralis_build.diagnostics import Severity
+    from neuralis_build.util.diagnostics import Severity
 
 NB0509 = code("NB0509", "surface-entry-missing", "the file an iframe url names does not exist in the package")
 NB0510 = code("NB0510", "surface-sibling-reference", "a self-contained iframe entry references a sibling file")

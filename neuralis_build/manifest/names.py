@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.shape import Str
+from neuralis_build.util.diagnostics import code
 
 NB1402 = code("NB1402", "tool-name-charset", "a tool name is not 1-64 letters, digits, _ or -")
 NB1403 = code("NB1403", "tool-name-platform", "a tool name is one of the platform's own tools")

@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BYTES
+from neuralis_build.util.limits import MAX_PATH_BYTES, MAX_PATH_DEPTH, MAX_SEGMENT_BYTES
 
 if TYPE_CHECKING:
-    from neuralis_build.diagnostics import Code
     from neuralis_build.manifest.checker import Checker
+    from neuralis_build.util.diagnostics import Code
 
 _GLOB_CHAR = re.compile(r"[A-Za-z0-9._*-]")
 _DRIVE = re.compile(r"^[A-Za-z]:")

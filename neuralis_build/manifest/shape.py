@@ -14,9 +14,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neuralis_build.diagnostics import Code, code
 from neuralis_build.manifest.checker import Checker, quote_list, suggest
 from neuralis_build.package import json_type
+from neuralis_build.util.diagnostics import Code, code
 
 NB0100 = code("NB0100", "wrong-type", "a value has the wrong JSON type")
 NB0101 = code("NB0101", "unknown-key", "an object carries a key its shape does not allow")

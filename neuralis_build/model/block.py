@@ -17,7 +17,7 @@ from neuralis_build.model.located import At, Located
 from neuralis_build.model.reader import Json, read
 
 if TYPE_CHECKING:
-    from neuralis_build.jsonpointer import SourceMap
+    from neuralis_build.util.jsonpointer import SourceMap
 
 BLOCK = "/neuralis"
 """The pointer of the ``neuralis`` block in package.json."""

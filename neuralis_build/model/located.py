@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from neuralis_build.jsonpointer import join
+from neuralis_build.util.jsonpointer import join
 
 if TYPE_CHECKING:
-    from neuralis_build.jsonpointer import SourceMap
+    from neuralis_build.util.jsonpointer import SourceMap
 
 T = TypeVar("T")
 

@@ -18,8 +18,8 @@ from dataclasses import MISSING, Field, fields
 from functools import cache
 from typing import Any, TypeVar, Union, cast, get_args, get_origin
 
-from neuralis_build.jsonpointer import join, split
 from neuralis_build.model.located import At, Located
+from neuralis_build.util.jsonpointer import join, split
 
 M = TypeVar("M")
 Json = Any

@@ -14,8 +14,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from neuralis_build.errors import SubprocessError
-from neuralis_build.process import run, which
+from neuralis_build.util.errors import SubprocessError
+from neuralis_build.util.process import run, which
 
 INSTALL_TIMEOUT = 600.0
 NPM_HINT = "install Node.js 20 or newer (it ships npm)"
@@ -23,8 +23,7 @@ NPM_HINT = "install Node.js 20 or newer (it ships npm)"
 
 def locked_dir(spec: Path) -> Path:
     """Where the set pinned by ``spec`` (a folder with package.json and package-lock.json) is installed."""
-    from neuralis_build.ui.binary import cache_root
-    from neuralis_build.ui.buildrecord import digest
+    from neuralis_build.util.cachedir import cache_root, digest
 
     return cache_root() / spec.name / digest((spec / "package-lock.json").read_bytes())[:16]
 
@@ -42,7 +41,7 @@ def locked_install(spec: Path, *, purpose: str) -> Path:
     folder = locked_dir(spec)
     if is_installed(spec):
         return folder / "node_modules"
-    from neuralis_build.progress import step
+    from neuralis_build.util.progress import step
 
     npm = which("npm", NPM_HINT)
     folder.parent.mkdir(parents=True, exist_ok=True)

@@ -17,9 +17,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from neuralis_build.diagnostics import Code, Diagnostic, code
-from neuralis_build.jsonpointer import join
 from neuralis_build.npm.packagejson import MANIFEST
+from neuralis_build.util.diagnostics import Code, Diagnostic, code
+from neuralis_build.util.jsonpointer import join
 
 REQUIRE_CONDITIONS = frozenset({"require", "node", "module-sync"})
 SUBPATH = "./package.json"

@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.limits import MAX_JSON_BYTES
 from neuralis_build.npm.fields import NpmFields, npm_fields
-from neuralis_build.regularfile import TooLarge, read_regular
-from neuralis_build.strictjson import JSONRefused, parse
+from neuralis_build.util.limits import MAX_JSON_BYTES
+from neuralis_build.util.regularfile import TooLarge, read_regular
+from neuralis_build.util.strictjson import JSONRefused, parse
 
 if TYPE_CHECKING:
     from typing import Any

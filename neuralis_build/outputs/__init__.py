@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from neuralis_build.manifest.checker import Checker
     from neuralis_build.model.block import Block
-    from neuralis_build.ui.stale import BuildState
-    from neuralis_build.ui.verdict import ModuleVerdict
+    from neuralis_build.record.stale import BuildState
+    from neuralis_build.record.verdict import ModuleVerdict
 
 
 @dataclass(slots=True)

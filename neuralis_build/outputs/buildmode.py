@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.paths import path_problem
-from neuralis_build.trust import at_least
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.trust import at_least
 
 if TYPE_CHECKING:
     from neuralis_build.model.block import Block
@@ -31,7 +31,7 @@ def development_build(block: Block, c: Checker, found: Found) -> None:
 
     Run after the module's own outputs rules: an entry they refused (not built, leading out) is not judged again.
     """
-    from neuralis_build.ui.stale import built_mode
+    from neuralis_build.record.stale import built_mode
 
     module = block.module
     package = c.package

@@ -1,6 +1,6 @@
 """The rules of the outputs stage: the built UI module and its record, the compiled events, stale builds.
 
-The verdict on a UI module is ``neuralis_build.ui.verdict.judge_module``, the same judge the image
+The verdict on a UI module is ``neuralis_build.record.verdict.judge_module``, the same judge the image
 build uses; these rules show its reasons as diagnostics (NB16xx).
 """
 
@@ -9,16 +9,16 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import code
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.paths import path_problem
-from neuralis_build.trust import at_least
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.trust import at_least
 
 if TYPE_CHECKING:
-    from neuralis_build.diagnostics import Severity
     from neuralis_build.model.block import Block, Module
     from neuralis_build.outputs import Found
+    from neuralis_build.util.diagnostics import Severity
 
 NB1603 = code("NB1603", "module-css-undeclared", "the build emitted a stylesheet that app.module does not declare")
 NB1612 = code("NB1612", "event-output-missing", "a declared event subject has not been compiled to dist/src/events/")
@@ -31,8 +31,8 @@ REBUILD = "build it: neuralis-build ui (npm run build:ui)"
 
 def module_outputs(block: Block, c: Checker, found: Found) -> None:
     """A declared app.module must be built, recorded and acceptable to the host profile."""
-    from neuralis_build.ui.resolve import installed_ui_packages
-    from neuralis_build.ui.verdict import NB1609, judge_module
+    from neuralis_build.npm.resolve import installed_ui_packages
+    from neuralis_build.record.verdict import NB1609, judge_module
 
     module = block.module
     package = c.package
@@ -72,8 +72,8 @@ def _undeclared_css(root: Path, module: Module, c: Checker) -> None:
 
 def event_outputs(block: Block, c: Checker, found: Found) -> None:
     """Each declared event subject must be compiled to dist/src/events/<subject>.js with its exports."""
-    from neuralis_build.ui.analyze import read_modules
-    from neuralis_build.ui.verdict import NB1613, NB1614, event_exports_problem
+    from neuralis_build.esbuild.analyze import read_modules
+    from neuralis_build.record.verdict import NB1613, NB1614, event_exports_problem
 
     package = c.package
     if package is None or not at_least(c.trust, "first-party"):
@@ -124,7 +124,7 @@ def stale_outputs(block: Block, c: Checker, found: Found) -> None:
     A warning for check, which judges the package as it is; pack refuses it, since the tarball would
     ship the old build (docs/spec-decisions.md, "Stale builds").
     """
-    from neuralis_build.ui.stale import read_state
+    from neuralis_build.record.stale import read_state
 
     package = c.package
     if package is None or not at_least(c.trust, "first-party"):

@@ -15,9 +15,9 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
-from neuralis_build.errors import NeuralisError
 from neuralis_build.pack.nodepath import extname
-from neuralis_build.process import run
+from neuralis_build.util.errors import NeuralisError
+from neuralis_build.util.process import run
 
 # ICU root (CLDR) primary order of the non-ignorable ASCII characters, letters paired by case.
 ASCII_ORDER = "\t\n\v\f\r _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789" + "".join(

@@ -9,15 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.pack.fields import files_rules
 from neuralis_build.pack.rules import RuleSet, parse_rules
 from neuralis_build.pack.walker import DEFAULT_RULES
 from neuralis_build.package import Package
-from neuralis_build.ui.outdir import OUT_DIR
-from neuralis_build.ui.record import RECORD_NAME
+from neuralis_build.record.sharedimports import RECORD_NAME
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.outdir import OUT_DIR
 
 if TYPE_CHECKING:
     from neuralis_build.model.block import Render

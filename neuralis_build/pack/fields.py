@@ -7,10 +7,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.limits import MAX_PATH_DEPTH
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.pack import nodepath
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.limits import MAX_PATH_DEPTH
 
 NB1701 = code("NB1701", "name-version-missing", "npm packs only a package with a name and a version")
 NB1702 = code("NB1702", "files-not-array", "package.json files is not an array of path patterns")

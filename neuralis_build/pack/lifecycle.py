@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import DiagnosedError, ScriptError
 from neuralis_build.npm.fields import NpmFields
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.pack.fields import identity_diagnostics, js_string, normalize_bin
 from neuralis_build.package import Package, load_package
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.errors import DiagnosedError, ScriptError
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -158,7 +158,7 @@ def run_script(
 
     ``after`` is said in the message of a failure (what already happened: the tarball written).
     """
-    from neuralis_build.process import stream
+    from neuralis_build.util.process import stream
 
     script = lifecycle_scripts(package.npm).get(event)
     if script is None:
@@ -227,8 +227,8 @@ def ignored_by_npm(root: Path) -> bool:
     Asked of the npm on PATH (about 0.2 s), only for a package that has lifecycle scripts; without
     npm there is no setting to honour.
     """
-    from neuralis_build.errors import NeuralisError
-    from neuralis_build.process import run
+    from neuralis_build.util.errors import NeuralisError
+    from neuralis_build.util.process import run
 
     try:
         done = run(["npm", "config", "get", "ignore-scripts"], timeout=60, cwd=root)

@@ -6,8 +6,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import DiagnosedError
 from neuralis_build.pack.collate import sort_packlist
 from neuralis_build.pack.fields import files_diagnostics, files_rules, js_string, js_truthy, normalize_bin
 from neuralis_build.pack.rules import parse_rules
@@ -21,7 +19,9 @@ from neuralis_build.pack.walker import (
     WalkError,
     WalkTooDeep,
 )
-from neuralis_build.ui.outdir import BUILD_LEFTOVERS
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.errors import DiagnosedError
+from neuralis_build.util.outdir import BUILD_LEFTOVERS
 
 NB1716 = code("NB1716", "walk-failed", "a file npm would read while listing the package cannot be read")
 NB1717 = code(

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from neuralis_build.archivepath import NB1803, path_problem
-from neuralis_build.diagnostics import Diagnostic, code, has_errors
-from neuralis_build.errors import DiagnosedError
 from neuralis_build.judged import JudgedPackage
 from neuralis_build.npm.exports import exports_diagnostics
 from neuralis_build.npm.fields import NpmFields
@@ -18,7 +15,10 @@ from neuralis_build.pack.fields import files_diagnostics, identity_diagnostics, 
 from neuralis_build.pack.packlist import packlist_exact
 from neuralis_build.pack.tarball import PackResult
 from neuralis_build.package import Package
-from neuralis_build.printable import shown
+from neuralis_build.util.archivepath import NB1803, path_problem
+from neuralis_build.util.diagnostics import Diagnostic, code, has_errors
+from neuralis_build.util.errors import DiagnosedError
+from neuralis_build.util.printable import shown
 
 NB1709 = code("NB1709", "bundled-dependencies", "bundleDependencies are not packed by neuralis-build pack")
 NB1710 = code("NB1710", "workspaces-root", "a workspace root is not packed by neuralis-build pack")

@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
-from neuralis_build.atomic import write_bytes
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import DiagnosedError, UsageError
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.pack.collate import sort_listing
 from neuralis_build.pack.fields import identity_diagnostics, normalize_bin
 from neuralis_build.pack.packlist import packlist_exact
 from neuralis_build.pack.tarstream import TarEntry, entry_name, gzip_npm, portable_mode, tar_stream
 from neuralis_build.package import Package
+from neuralis_build.util.atomic import write_bytes
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.errors import DiagnosedError, UsageError
 
 NB1713 = code("NB1713", "order-approximated", "non-ASCII names were ordered without node, so npm's order may differ")
 NB1714 = code("NB1714", "file-unreadable", "a file npm would pack could not be read")

@@ -13,11 +13,11 @@ import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from neuralis_build.limits import MAX_PATH_DEPTH
 from neuralis_build.manifest.paths import size_problem
 from neuralis_build.pack import nodepath
 from neuralis_build.pack.rules import RuleSet, Run, parse_rules
-from neuralis_build.regularfile import NotRegularFile, read_regular
+from neuralis_build.util.limits import MAX_PATH_DEPTH
+from neuralis_build.util.regularfile import NotRegularFile, read_regular
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from neuralis_build.errors import NeuralisError, UsageError, UserError
 from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.pack.walker import IGNORE_FILES
-from neuralis_build.process import run, which
-from neuralis_build.regularfile import read_regular
+from neuralis_build.util.errors import NeuralisError, UsageError, UserError
+from neuralis_build.util.process import run, which
+from neuralis_build.util.regularfile import read_regular
 
 
 def _declares_workspaces(folder: Path) -> bool:

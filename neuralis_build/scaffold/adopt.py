@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.errors import UsageError, UserError
 from neuralis_build.npm.packagejson import MANIFEST, read_package_json
-from neuralis_build.regularfile import NotRegularFile
 from neuralis_build.scaffold.merge import dump_json_like
 from neuralis_build.scaffold.monorepo import RootWorkflow
 from neuralis_build.scaffold.render import RECORD, PlannedFile
 from neuralis_build.scaffold.wiring import LIFECYCLE, Wiring, plan_wiring, reaches_vite_build, toolchain_outputs
 from neuralis_build.scaffold.writer import WritePlan, plan_write
+from neuralis_build.util.errors import UsageError, UserError
+from neuralis_build.util.regularfile import NotRegularFile
 
 # Fields a template may add to an existing package.json. The others (private, type, exports, version…)
 # change what the package is or how it resolves, so they stay the author's. ``config`` carries the
@@ -254,8 +254,8 @@ def plan_adopt(
 
 def _packed_today(root: Path, manifest: dict[str, Any]) -> list[str] | None:
     """What ``npm pack`` takes from the package as it is, or None when that cannot be listed."""
-    from neuralis_build.errors import NeuralisError
     from neuralis_build.pack.packlist import packlist
+    from neuralis_build.util.errors import NeuralisError
 
     try:
         return packlist(root, manifest)

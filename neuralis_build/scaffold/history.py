@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from neuralis_build import __version__
-from neuralis_build.errors import UsageError
-from neuralis_build.printable import shown
 from neuralis_build.scaffold.templates import templates_root
+from neuralis_build.util.errors import UsageError
+from neuralis_build.util.printable import shown
 
 HISTORY = "_history"
 HISTORY_META = "history.toml"

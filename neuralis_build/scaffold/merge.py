@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neuralis_build.errors import SubprocessError
-from neuralis_build.jsonpointer import join
-from neuralis_build.process import run, which
-from neuralis_build.strictjson import parse
+from neuralis_build.util.errors import SubprocessError
+from neuralis_build.util.jsonpointer import join
+from neuralis_build.util.process import run, which
+from neuralis_build.util.strictjson import parse
 
 _ABSENT: Any = object()  # a key one side does not have (None is JSON null)
 GIT_TIMEOUT = 60.0

@@ -99,7 +99,7 @@ def _render(folder: str, trust: str, templates_root: Path | None) -> bytes:
 
 def write_root_workflow(plan: RootWorkflow) -> None:
     """Write the root's workflow (atomically), when there is something to write."""
-    from neuralis_build.atomic import write_bytes
+    from neuralis_build.util.atomic import write_bytes
 
     if plan.content is None:
         return

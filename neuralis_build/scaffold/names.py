@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from neuralis_build.errors import UserError
 from neuralis_build.manifest.sections.credentials import reserved_namespace
 from neuralis_build.npm.names import name_problems, suggest_name
-from neuralis_build.ui.verdict import pascal_case  # one spelling of <Name>, shared with the UI build
+from neuralis_build.record.verdict import pascal_case  # one spelling of <Name>, shared with the UI build
+from neuralis_build.util.errors import UserError
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # Room left for the suffixes the templates append (`_report_status`, `SyncIntervalMinutes`), so a tool

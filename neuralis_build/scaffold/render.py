@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from neuralis_build.errors import UsageError
 from neuralis_build.scaffold.templates import DOT_PREFIX, JINJA_SUFFIX, Template
+from neuralis_build.util.errors import UsageError
 
 if TYPE_CHECKING:
     from jinja2 import Environment

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from neuralis_build.errors import UsageError
-from neuralis_build.trust import TRUST_TIERS, Trust
+from neuralis_build.util.errors import UsageError
+from neuralis_build.util.trust import TRUST_TIERS, Trust
 
 METADATA = "template.toml"
 JINJA_SUFFIX = ".jinja"

@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import Literal
 
 from neuralis_build import __version__
-from neuralis_build.errors import SubprocessError, UsageError, UserError
-from neuralis_build.jsonpointer import SourceMap
-from neuralis_build.printable import shown
-from neuralis_build.process import run
 from neuralis_build.scaffold.history import TemplateSet, known_versions, templates_at
 from neuralis_build.scaffold.merge import GIT_TIMEOUT, Merged, merge_json, merge_text
 from neuralis_build.scaffold.render import RECORD, PlannedFile
 from neuralis_build.scaffold.templates import get_template
-from neuralis_build.strictjson import parse
+from neuralis_build.util.errors import SubprocessError, UsageError, UserError
+from neuralis_build.util.jsonpointer import SourceMap
+from neuralis_build.util.printable import shown
+from neuralis_build.util.process import run
+from neuralis_build.util.strictjson import parse
 
 ChangeKind = Literal["add", "update", "merge", "conflict", "remove", "kept", "gone"]
 

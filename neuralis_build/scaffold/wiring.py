@@ -71,8 +71,8 @@ def runs_vite(command: str) -> bool:
 
 def solution_style(root: Path) -> bool:
     """tsconfig.json is a solution (``"files": []`` and ``references``): only ``tsc -b`` checks its projects."""
-    from neuralis_build.errors import NeuralisError
     from neuralis_build.ui.tsconfig import read_tsconfig
+    from neuralis_build.util.errors import NeuralisError
 
     path = root / "tsconfig.json"
     if not path.is_file():

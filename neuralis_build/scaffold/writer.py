@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralis_build.errors import UsageError, UserError
 from neuralis_build.scaffold.render import PlannedFile
+from neuralis_build.util.errors import UsageError, UserError
 
 _IGNORED_WHEN_EMPTY = frozenset({".git"})
 

@@ -9,33 +9,33 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic
-from neuralis_build.errors import DiagnosedError, UsageError
+from neuralis_build.esbuild.runner import find_esbuild
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package
-from neuralis_build.ui import outdir as folders
-from neuralis_build.ui.buildrecord import RECORD as BUILD_RECORD
-from neuralis_build.ui.buildrecord import hash_inputs
-from neuralis_build.ui.buildrecord import render as render_build_record
+from neuralis_build.record.inputs import RECORD as BUILD_RECORD
+from neuralis_build.record.inputs import hash_inputs
+from neuralis_build.record.inputs import render as render_build_record
+from neuralis_build.record.sharedimports import RECORD_NAME, SharedImportsRecord
+from neuralis_build.record.verdict import NB1610, install_export_problem
 from neuralis_build.ui.compiletime import compile_time_problems
 from neuralis_build.ui.declaration import OUT_CSS, OUT_JS, check_declaration
 from neuralis_build.ui.driver import Built, run_build, write_tsconfig
 from neuralis_build.ui.duplicates import duplicate_copies
 from neuralis_build.ui.entry import find_entry
 from neuralis_build.ui.env import define_args
-from neuralis_build.ui.esbuild import find_esbuild
 from neuralis_build.ui.imports import Scope, check_imports, scope_of
-from neuralis_build.ui.outdir import OUT_DIR
 from neuralis_build.ui.react import react_major, react_problems
-from neuralis_build.ui.record import RECORD_NAME, SharedImportsRecord
 from neuralis_build.ui.stylesheets import LOCAL, scan
-from neuralis_build.ui.verdict import NB1610, install_export_problem
+from neuralis_build.util import outdir as folders
+from neuralis_build.util.diagnostics import Diagnostic
+from neuralis_build.util.errors import DiagnosedError, UsageError
+from neuralis_build.util.outdir import OUT_DIR
 
 if TYPE_CHECKING:
     from typing import Any
 
+    from neuralis_build.esbuild.runner import EsbuildRunner
     from neuralis_build.ui.env import Mode
-    from neuralis_build.ui.esbuild import EsbuildRunner
     from neuralis_build.ui.sourcemap import SourceMap
 
 __all__ = ["OUT_CSS", "OUT_DIR", "OUT_JS", "UiBuildResult", "build_ui", "esbuild_args"]
@@ -172,7 +172,7 @@ class _Job:
         """The esbuild CLI, or esbuild's JS API with the author's stylesheet tools when the package needs them."""
         if not self.style_host:
             return self.runner
-        from neuralis_build.ui.esbuild import Esbuild
+        from neuralis_build.esbuild.runner import Esbuild
         from neuralis_build.ui.stylehost import StyleHost
 
         binary = self.runner if isinstance(self.runner, Esbuild) else find_esbuild(self.package.root)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Code, Diagnostic, code
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.package import ABSENT, Package
-from neuralis_build.ui.outdir import OUT_DIR
+from neuralis_build.util.diagnostics import Code, Diagnostic, code
+from neuralis_build.util.outdir import OUT_DIR
 
 if TYPE_CHECKING:
     from typing import Any

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import DiagnosedError, SubprocessError, UsageError
-from neuralis_build.ui.esbuild import Message, parse_messages, with_notes
+from neuralis_build.esbuild.runner import Message, parse_messages, with_notes
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.errors import DiagnosedError, SubprocessError, UsageError
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from neuralis_build.ui.esbuild import EsbuildRunner
+    from neuralis_build.esbuild.runner import EsbuildRunner
 
 NB1900 = code("NB1900", "esbuild-error", "esbuild could not build the sources")
 NB1901 = code("NB1901", "esbuild-warning", "esbuild warned about the sources")

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.jsonpointer import join
 from neuralis_build.npm.fields import DEPENDENCY_FIELDS
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.jsonpointer import join
 
 if TYPE_CHECKING:
     from typing import Any

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import DiagnosedError
 from neuralis_build.package import Package
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.errors import DiagnosedError
 
 NB1902 = code("NB1902", "ui-entry-missing", "the package has no UI module entry src/app/host.{tsx,ts,jsx,js}")
 NB1912 = code("NB1912", "ui-entry-outside", "the UI entry lies outside the package")

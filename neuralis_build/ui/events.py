@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic
-from neuralis_build.errors import DiagnosedError
+from neuralis_build.esbuild.runner import find_esbuild
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.package import Package
-from neuralis_build.ui.buildrecord import RECORD, hash_inputs, render
+from neuralis_build.record.inputs import RECORD, hash_inputs, render
 from neuralis_build.ui.driver import run_build
-from neuralis_build.ui.esbuild import find_esbuild
-from neuralis_build.ui.outdir import (
+from neuralis_build.util.diagnostics import Diagnostic
+from neuralis_build.util.errors import DiagnosedError
+from neuralis_build.util.outdir import (
     DIST,
     EVENTS_OUT,
     ROUTES_OUT,
@@ -28,7 +28,7 @@ from neuralis_build.ui.outdir import (
 if TYPE_CHECKING:
     from typing import Any
 
-    from neuralis_build.ui.esbuild import EsbuildRunner
+    from neuralis_build.esbuild.runner import EsbuildRunner
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +157,7 @@ def _exports(meta: Mapping[str, Any], outdir: str) -> dict[str, tuple[str, ...]]
 
 def _check_exports(exports: Mapping[str, tuple[str, ...]]) -> list[Diagnostic]:
     """The host's rule on a compiled subject (NB1613, the one check applies), located at its source."""
-    from neuralis_build.ui.verdict import NB1613, event_exports_problem
+    from neuralis_build.record.verdict import NB1613, event_exports_problem
 
     problems = []
     for out, names in exports.items():

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Code, Diagnostic, code
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.npm.nodemodules import package_name_of
+from neuralis_build.npm.resolve import installed_ui_packages
 from neuralis_build.package import Package
 from neuralis_build.ui.driver import locate_import
-from neuralis_build.ui.resolve import installed_ui_packages
+from neuralis_build.util.diagnostics import Code, Diagnostic, code
 
 if TYPE_CHECKING:
     from typing import Any

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.util.diagnostics import Diagnostic, code
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

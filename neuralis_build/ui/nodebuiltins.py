@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import DiagnosedError, SubprocessError
 from neuralis_build.npm.names import is_builtin
 from neuralis_build.ui.driver import NB1900, UNRESOLVED, locate_import
 from neuralis_build.ui.graph import describe_chain, first_dependency, import_chain, package_of
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.errors import DiagnosedError, SubprocessError
 
 if TYPE_CHECKING:
     from typing import Any

@@ -6,13 +6,13 @@ verdict itself is the host's (``react_major_problem``), here pointed at the line
 
 from __future__ import annotations
 
-from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import HostProfile
+from neuralis_build.npm.resolve import declared_react_major, installed_react_major
 from neuralis_build.package import Package
+from neuralis_build.record.sharedimports import SharedImportsRecord
+from neuralis_build.record.verdict import NB1607, react_major_problem
 from neuralis_build.ui.declaration import manifest_diag
-from neuralis_build.ui.record import SharedImportsRecord
-from neuralis_build.ui.resolve import declared_react_major, installed_react_major
-from neuralis_build.ui.verdict import NB1607, react_major_problem
+from neuralis_build.util.diagnostics import Diagnostic
 
 
 def react_major(package: Package) -> int | None:

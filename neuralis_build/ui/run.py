@@ -8,18 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build import folderlock
-from neuralis_build.diagnostics import Diagnostic
+from neuralis_build.esbuild.runner import find_esbuild
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.package import Package, load_package
 from neuralis_build.ui.build import UiBuildResult, build_ui
 from neuralis_build.ui.entry import find_entry
-from neuralis_build.ui.esbuild import find_esbuild
 from neuralis_build.ui.events import EventsBuildResult, check_sources, compile_events, has_sources
+from neuralis_build.util import folderlock
+from neuralis_build.util.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
+    from neuralis_build.esbuild.runner import EsbuildRunner
     from neuralis_build.ui.env import Mode
-    from neuralis_build.ui.esbuild import EsbuildRunner
 
 
 @dataclass(frozen=True, slots=True)

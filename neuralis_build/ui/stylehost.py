@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.errors import SubprocessError
+from neuralis_build.esbuild.runner import BUILD_TIMEOUT, EsbuildRun, Message, author_note
 from neuralis_build.npm.cache import locked_dir, locked_install
-from neuralis_build.process import run, which
-from neuralis_build.ui.esbuild import BUILD_TIMEOUT, EsbuildRun, Message, author_note
+from neuralis_build.util.errors import SubprocessError
+from neuralis_build.util.process import run, which
 
 if TYPE_CHECKING:
     from typing import Any
 
+    from neuralis_build.esbuild.runner import Esbuild
     from neuralis_build.ui.env import Mode
-    from neuralis_build.ui.esbuild import Esbuild
 
 HOST = Path(__file__).resolve().parent.parent / "data" / "stylehost"
 NODE_HINT = "install Node.js 20 or newer: the stylesheet tools (Sass, Less, PostCSS) are Node programs"

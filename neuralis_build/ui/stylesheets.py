@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.package import Package
+from neuralis_build.util.diagnostics import Diagnostic, code
 
 if TYPE_CHECKING:
-    from neuralis_build.ui.esbuild import Message
+    from neuralis_build.esbuild.runner import Message
 
 NB1920 = code("NB1920", "ui-style-tool-missing", "a stylesheet needs a tool (Sass, Less, PostCSS) not installed")
 NB1921 = code("NB1921", "ui-style-tool-message", "a stylesheet tool (Sass, Less, PostCSS) reported a problem")

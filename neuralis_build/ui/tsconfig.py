@@ -12,8 +12,8 @@ import fnmatch
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, code
-from neuralis_build.errors import DiagnosedError
+from neuralis_build.util.diagnostics import Diagnostic, code
+from neuralis_build.util.errors import DiagnosedError
 
 if TYPE_CHECKING:
     from typing import Any
@@ -58,9 +58,9 @@ def strip_jsonc(text: str) -> str:
 
 
 def read_tsconfig(path: Path) -> dict[str, Any]:
-    from neuralis_build.limits import MAX_JSON_BYTES
-    from neuralis_build.regularfile import TooLarge, read_regular
-    from neuralis_build.strictjson import parse
+    from neuralis_build.util.limits import MAX_JSON_BYTES
+    from neuralis_build.util.regularfile import TooLarge, read_regular
+    from neuralis_build.util.strictjson import parse
 
     try:  # bounded: a tsconfig nested past Python's json recursion, or past the size cap, is refused
         data = parse(strip_jsonc(read_regular(path, limit=MAX_JSON_BYTES).decode("utf-8")))

@@ -9,17 +9,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.errors import DiagnosedError, NeuralisError, UsageError
-from neuralis_build.ui.esbuild import find_esbuild
+from neuralis_build.esbuild.runner import find_esbuild
 from neuralis_build.ui.run import BuildOptions, PackageBuild, build_path
 from neuralis_build.ui.watchset import WatchSet, build_watch_set
+from neuralis_build.util.errors import DiagnosedError, NeuralisError, UsageError
 
 if TYPE_CHECKING:
     import threading
 
     from watchfiles.main import FileChange
 
-    from neuralis_build.ui.esbuild import EsbuildRunner
+    from neuralis_build.esbuild.runner import EsbuildRunner
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from neuralis_build.ui.assets import MIME_TYPES
-from neuralis_build.ui.outdir import DIST
+from neuralis_build.util.outdir import DIST
 
 SOURCE_SUFFIXES = frozenset(
     {".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".css", ".scss", ".sass", ".less", ".json"}

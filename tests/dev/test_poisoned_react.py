@@ -13,7 +13,7 @@ import pytest
 
 from neuralis_build.hostpage.react import HOST_TOOLS, lexer_file, pinned_react
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.ui.binary import cache_root
+from neuralis_build.util.cachedir import cache_root
 from tests.conftest import requires_node
 from tests.dev.test_dev import stop_cleanly
 from tests.dev.test_security import call

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.diagnostics import Diagnostics
 from neuralis_build.manifest import htmlrefs
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.shape import NB0100
+from neuralis_build.util.diagnostics import Diagnostics
 from tests.hostile.conftest import cli, package_json, write_package
 
 MiB = 1024 * 1024

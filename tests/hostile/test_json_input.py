@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from neuralis_build.check import check_path
-from neuralis_build.limits import MAX_JSON_DEPTH
-from neuralis_build.strictjson import JSONRefused, parse
+from neuralis_build.util.limits import MAX_JSON_DEPTH
+from neuralis_build.util.strictjson import JSONRefused, parse
 from tests.hostile.conftest import cli, package_json, write_package
 
 DEEP = 600

@@ -16,20 +16,20 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build import regularfile
 from neuralis_build.check import check_path
-from neuralis_build.errors import DiagnosedError, UsageError
 from neuralis_build.image.extract import ArchiveRefused
 from neuralis_build.image.imagelock import read_lock
 from neuralis_build.image.materialize import manifest_of
 from neuralis_build.image.npmlock import read_npm_lock
-from neuralis_build.limits import MAX_JSON_BYTES, MAX_LOCK_BYTES
 from neuralis_build.npm.packagejson import PackageJson, read_package_json
 from neuralis_build.package import parse_manifest
-from neuralis_build.regularfile import TooLarge, read_regular
-from neuralis_build.ui.buildrecord import RECORD
-from neuralis_build.ui.record import read_record
-from neuralis_build.ui.stale import read_state
+from neuralis_build.record.inputs import RECORD
+from neuralis_build.record.sharedimports import read_record
+from neuralis_build.record.stale import read_state
+from neuralis_build.util import regularfile
+from neuralis_build.util.errors import DiagnosedError, UsageError
+from neuralis_build.util.limits import MAX_JSON_BYTES, MAX_LOCK_BYTES
+from neuralis_build.util.regularfile import TooLarge, read_regular
 from tests.hostile.conftest import CLI, TIMEOUT, cli, package_json, write_package
 
 MiB = 1024 * 1024

@@ -10,9 +10,9 @@ import pytest
 
 from neuralis_build.cli.dev_cmd import report_line
 from neuralis_build.dev.state import BuildReport
-from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.printable import shown, shown_text
+from neuralis_build.util.diagnostics import Diagnostic
+from neuralis_build.util.printable import shown, shown_text
 from tests.hostile.conftest import cli, package_json, write_package
 
 pytestmark = pytest.mark.e2e
@@ -69,9 +69,9 @@ def test_pack_json_keeps_the_exact_names(pkg: Path):
 
 
 def test_pack_and_image_share_the_rule_and_the_code():
-    from neuralis_build.archivepath import NB1803 as shared
     from neuralis_build.image import extract
     from neuralis_build.pack import refusals
+    from neuralis_build.util.archivepath import NB1803 as shared
 
     assert extract.NB1803 is shared and refusals.NB1803 is shared
 
@@ -99,10 +99,10 @@ def test_dev_prints_changed_files_and_errors_escaped():
 
 def test_ui_prints_a_refused_file_escaped(tmp_path: Path):
     from neuralis_build.cli.ui_cmd import one_line
-    from neuralis_build.errors import DiagnosedError
     from neuralis_build.package import load_package
     from neuralis_build.ui.run import BuildOptions, build_package
     from neuralis_build.ui.watch import WatchResult
+    from neuralis_build.util.errors import DiagnosedError
     from tests.ui.ui_helpers import build_file_tree
 
     source = f"src/events/{CLEAR}".replace(".js", ".ts")

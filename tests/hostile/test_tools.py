@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.ui.binary import cached_path, store, target
-from neuralis_build.ui.esbuild import find_esbuild
+from neuralis_build.esbuild.binary import cached_path, store, target
+from neuralis_build.esbuild.runner import find_esbuild
 from tests.hostile.conftest import cli, environ
 
 pytestmark = pytest.mark.e2e
@@ -78,7 +78,7 @@ def host_page_cache(tmp_path: Path) -> Path:
     """A cache whose host-page builds are its own (so node is asked), sharing esbuild, React and the lexer."""
     from neuralis_build.hostpage.react import HOST_TOOLS, lexer_file, pinned_react
     from neuralis_build.hostprofile import default_host_profile
-    from neuralis_build.ui.binary import cache_root
+    from neuralis_build.util.cachedir import cache_root
 
     lexer_file()
     pinned_react(default_host_profile())
@@ -117,9 +117,9 @@ def test_a_node_that_prints_garbage_is_an_environment_error_of_dev(
 def test_a_node_that_prints_garbage_is_an_environment_error_of_the_closure_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, printed: str
 ):
-    from neuralis_build.errors import SubprocessError
     from neuralis_build.image.install import resolve_all
     from neuralis_build.image.nodecheck import check_with_node
+    from neuralis_build.util.errors import SubprocessError
 
     monkeypatch.setenv("PATH", f"{fake_node(tmp_path / 'bin', printed)}:{os.environ['PATH']}")
     with pytest.raises(SubprocessError) as closure:
@@ -134,8 +134,8 @@ def test_a_node_that_prints_garbage_is_an_environment_error_of_the_closure_check
 
 
 def test_a_lock_nested_ten_thousand_deep_is_a_located_refusal(tmp_path: Path):
-    from neuralis_build.errors import UsageError
     from neuralis_build.image.imagelock import read_lock
+    from neuralis_build.util.errors import UsageError
 
     lock = tmp_path / "neuralis-image.lock"
     lock.write_text('version = 1\n\n[[package]]\nsource = "./a"\nname = ' + "[" * 10_000 + "]" * 10_000 + "\n")

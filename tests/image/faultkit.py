@@ -50,7 +50,7 @@ if moment == "staging":
 elif moment == "sbom":
     around(build.atomic, "write_text")  # the SBOM, the lock and the report written beside the staged tree
 elif moment == "cleanup":  # deleting the old image the swap set aside, after the new one is in
-    import neuralis_build.atomic as atomic
+    import neuralis_build.util.atomic as atomic
     real_remove = atomic.remove
     def remove(path):
         if path.name.startswith(".neuralis-old-"):

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from neuralis_build.errors import UsageError
 from neuralis_build.image.conflicts import closure_conflicts, installed_of
 from neuralis_build.image.graph import Root, platform_problem, walk
 from neuralis_build.image.npmcli import translate
@@ -20,6 +19,7 @@ from neuralis_build.image.registrytarballs import TarballStore, matches, stronge
 from neuralis_build.image.resolve import Admitted, check_lock, not_from_registry, root_manifest
 from neuralis_build.image.tree import host_package_names
 from neuralis_build.npm.fields import license_of
+from neuralis_build.util.errors import UsageError
 
 LINUX = ("linux", "x64", "glibc")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from neuralis_build.check import check_package
-from neuralis_build.diagnostics import Diagnostic
 from neuralis_build.image.contests import (
     PLATFORM,
     Facts,
@@ -16,7 +15,8 @@ from neuralis_build.image.contests import (
     shadow_warnings,
 )
 from neuralis_build.package import load_package
-from neuralis_build.trust import Trust
+from neuralis_build.util.diagnostics import Diagnostic
+from neuralis_build.util.trust import Trust
 from tests.conftest import build_file_tree, manifest
 
 

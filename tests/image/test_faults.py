@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build import folderlock
 from neuralis_build.image.listed import record_of
+from neuralis_build.util import folderlock
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import package_tgz, spec_text, write_tgz
 from tests.image.faultkit import CLI, DRIVER, HANG_GUARD, Lines, assert_consistent, cli, image_files, leftovers
@@ -69,7 +69,7 @@ def test_a_lock_whose_holder_was_killed_does_not_hold_anyone(tmp_path: Path) -> 
         [
             sys.executable,
             "-c",
-            "import sys\nfrom pathlib import Path\nfrom neuralis_build import folderlock\n"
+            "import sys\nfrom pathlib import Path\nfrom neuralis_build.util import folderlock\n"
             "with folderlock.hold(Path(sys.argv[1])):\n    print('held', flush=True)\n    sys.stdin.read()\n",
             str(out),
         ],
@@ -153,10 +153,10 @@ def test_a_refusal_node_may_have_caused_is_asked_again_on_the_next_build(tmp_pat
 
 
 def test_record_of_keeps_no_verdict_from_the_environment() -> None:
-    from neuralis_build.diagnostics import Diagnostic
     from neuralis_build.image.listed import Listed
     from neuralis_build.image.spec import PackageSpec
     from neuralis_build.image.work import Work
+    from neuralis_build.util.diagnostics import Diagnostic
 
     def refused(code: str) -> Work:
         spec = PackageSpec(0, "a.tgz", "tarball", "host-dependency", "first-party", None, None)

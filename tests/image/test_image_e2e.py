@@ -523,7 +523,7 @@ def test_each_module_is_parsed_once_check_hands_its_verdict_on(
 
     Every esbuild run goes through a wrapper that logs its arguments (NEURALIS_ESBUILD_BINARY).
     """
-    from neuralis_build.ui.esbuild import find_esbuild
+    from neuralis_build.esbuild.runner import find_esbuild
 
     log = tmp_path / "esbuild.log"
     wrapper = tmp_path / "esbuild"

@@ -12,7 +12,7 @@ import pytest
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.image.moduleverdict import ModuleVerdict, reported
 from neuralis_build.model.block import read_module
-from neuralis_build.ui.verdict import judge_module
+from neuralis_build.record.verdict import judge_module
 from tests.conftest import build_file_tree
 
 MODULE = read_module({"entry": "dist/app/host.js"})

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.errors import UsageError, UserError
 from neuralis_build.hostprofile import parse_host_profile
 from neuralis_build.image import confine
 from neuralis_build.image.natives import AtRunTime, Load, Loaded, gyp_addon
+from neuralis_build.util.errors import UsageError, UserError
 
 BASE = {"hostApiVersion": "1", "reactMajor": 19}
 

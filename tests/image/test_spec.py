@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.errors import UsageError
 from neuralis_build.image.spec import McpServer, frozen_problems, load_spec
+from neuralis_build.util.errors import UsageError
 
 INTEGRITY = "sha512-" + "A" * 86 + "=="
 

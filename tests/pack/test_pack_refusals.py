@@ -296,7 +296,7 @@ def test_a_module_dropped_at_the_tier_is_not_a_declared_output(tree: Tree) -> No
 
 def test_a_stale_build_is_refused_at_the_module_pointer(tree: Tree) -> None:
     """check warns about a build older than its sources (NB1615); pack refuses it: it would ship the old bundle."""
-    from neuralis_build.ui.buildrecord import hash_inputs, render
+    from neuralis_build.record.inputs import hash_inputs, render
 
     root = tree(
         {

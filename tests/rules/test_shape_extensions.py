@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from neuralis_build.diagnostics import Code, Diagnostics
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Field, Obj, Tagged
 from neuralis_build.manifest.paths import has_scheme, normalize, path_problem, resolve_inside
 from neuralis_build.manifest.shape import Num, Str
+from neuralis_build.util.diagnostics import Code, Diagnostics
 
 NBTEST = Code("NB9901", "test-check", "a check used by the shape tests (never registered)")
 

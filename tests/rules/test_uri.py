@@ -8,8 +8,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from neuralis_build.check import check_path
-from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.schema import neuralis_block_schema
+from neuralis_build.util.jsonpointer import join
 
 DATA = "data://<self>/**"
 K = join("/neuralis/uriPolicies", DATA)

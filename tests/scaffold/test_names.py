@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.errors import UserError
 from neuralis_build.scaffold.names import Names, check_name
+from neuralis_build.util.errors import UserError
 
 from .conftest import NewRunner, listing
 

@@ -10,11 +10,11 @@ import pytest
 
 from neuralis_build import __version__
 from neuralis_build.check import check_path
-from neuralis_build.errors import UsageError
 from neuralis_build.scaffold.create import Request, create, plan
 from neuralis_build.scaffold.render import environment, render_template
 from neuralis_build.scaffold.templates import JINJA_SUFFIX, Template, list_templates, templates_root
-from neuralis_build.trust import TRUST_TIERS, at_least
+from neuralis_build.util.errors import UsageError
+from neuralis_build.util.trust import TRUST_TIERS, at_least
 
 from ..conftest import REPO, findings
 from .conftest import NewRunner, read_tree

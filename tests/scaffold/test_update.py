@@ -13,12 +13,12 @@ import pytest
 import yaml
 
 from neuralis_build import __version__
-from neuralis_build.errors import UsageError
 from neuralis_build.scaffold.create import Request, create, plan, render_package
 from neuralis_build.scaffold.history import known_versions, templates_at
 from neuralis_build.scaffold.render import RECORD
 from neuralis_build.scaffold.templates import get_template, list_templates, templates_root
 from neuralis_build.scaffold.update import apply_update, plan_update
+from neuralis_build.util.errors import UsageError
 
 from .conftest import BIN, NewRunner, pack_step, read_tree
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from neuralis_build.esbuild.runner import Esbuild, find_esbuild
 from neuralis_build.hostprofile import HostProfile, default_host_profile
 from neuralis_build.package import load_package
 from neuralis_build.ui.build import UiBuildResult, build_ui
-from neuralis_build.ui.esbuild import Esbuild, find_esbuild
 from tests.ui.ui_helpers import REACT_VERSION, build_file_tree, copy_example, link_package, npm
 
 

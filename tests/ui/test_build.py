@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
-from neuralis_build.errors import DiagnosedError
+from neuralis_build.esbuild.analyze import read_modules
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.ui.analyze import read_modules
+from neuralis_build.util.errors import DiagnosedError
 from tests.ui.ui_helpers import HOST_TSX, codes, link_package, snapshot, ui_manifest
 
 pytestmark = pytest.mark.e2e

@@ -14,8 +14,8 @@ from neuralis_build.check import check_path
 from neuralis_build.cli.build import main
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.package import load_package
+from neuralis_build.record.stale import built_mode
 from neuralis_build.ui.build import build_ui
-from neuralis_build.ui.stale import built_mode
 from tests.ui.ui_helpers import HOST_TSX, ui_manifest
 
 ENTRY = "/neuralis/app/module/entry"

@@ -286,7 +286,7 @@ def test_the_first_esbuild_fetch_shows_progress(make_pkg, tmp_path):
     done = run("ui", str(root), env=env)
     assert done.returncode == 0, done.stderr
     first, second = done.stderr.splitlines()
-    from neuralis_build.ui.binary import target
+    from neuralis_build.esbuild.binary import target
 
     assert first == f"fetching esbuild 0.28.2 with npm pack {target().package}@0.28.2 (once per machine)…"
     assert re.fullmatch(r"fetching esbuild 0\.28\.2 with npm pack \S+ \(once per machine\): done in \d+\.\d s", second)

@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
-from neuralis_build.errors import DiagnosedError
 from neuralis_build.hostprofile import HostProfile
+from neuralis_build.util.errors import DiagnosedError
 from tests.ui.ui_helpers import ui_manifest
 
 pytestmark = pytest.mark.e2e

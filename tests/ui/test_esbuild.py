@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.errors import SubprocessError, ToolMissingError
-from neuralis_build.ui.binary import BINARY_HASHES, ESBUILD_VERSION, cached_path, sha256_file, target
-from neuralis_build.ui.esbuild import cached_esbuild, find_esbuild, parse_messages
+from neuralis_build.esbuild.binary import BINARY_HASHES, ESBUILD_VERSION, cached_path, sha256_file, target
+from neuralis_build.esbuild.runner import cached_esbuild, find_esbuild, parse_messages
+from neuralis_build.util.errors import SubprocessError, ToolMissingError
 
 
 def test_pinned_version_and_the_whole_hash_table():

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from neuralis_build.errors import DiagnosedError
 from neuralis_build.package import load_package
 from neuralis_build.ui.events import compile_events
+from neuralis_build.util.errors import DiagnosedError
 from tests.ui.ui_helpers import build_file_tree, codes, snapshot
 
 pytestmark = pytest.mark.e2e

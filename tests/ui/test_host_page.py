@@ -219,8 +219,8 @@ def test_a_surface_is_in_the_document_when_it_mounts(make_pkg, build, host_site,
 
 def test_one_definition_of_the_host_api():
     """The shipped declarations, the examples' copies and the dev stub's exports agree."""
+    from neuralis_build.esbuild.analyze import read_modules
     from neuralis_build.hostpage.vendor import CLIENT_EXPORTS, DATA
-    from neuralis_build.ui.analyze import read_modules
     from tests.conftest import EXAMPLES, REPO
 
     shipped = (REPO / "neuralis_build/data/types/neuralis-client.d.ts").read_bytes()

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from neuralis_build.errors import DiagnosedError
 from neuralis_build.ui.sourcemap import SourceMap, line_starts, position
+from neuralis_build.util.errors import DiagnosedError
 from tests.browserkit import requires_chromium, surface_states, wait_for_host
 from tests.ui.ui_helpers import HOST_TSX, ui_manifest
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.errors import DiagnosedError
+from neuralis_build.util.errors import DiagnosedError
 from tests.ui.ui_helpers import HOST_TSX, ui_manifest
 
 pytestmark = pytest.mark.e2e

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from neuralis_build.ui.analyze import read_modules
+from neuralis_build.esbuild.analyze import read_modules
 from tests.browserkit import dump, requires_chromium, surface_states, wait_for_host
 
 pytestmark = [pytest.mark.e2e]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.ui.analyze import read_modules
+from neuralis_build.esbuild.analyze import read_modules
 from tests.browserkit import dump, requires_chromium, surface_states, wait_for_host
 from tests.conftest import requires_node
 from tests.dev.conftest import dev_server  # noqa: F401  (the dev page fixture, used by the second test)

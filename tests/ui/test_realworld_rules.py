@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.errors import DiagnosedError
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.package import load_package
+from neuralis_build.record.verdict import INSTALL_EXPORT, install_function
 from neuralis_build.ui.run import BuildOptions, build_package
-from neuralis_build.ui.verdict import INSTALL_EXPORT, install_function
+from neuralis_build.util.errors import DiagnosedError
 from tests.ui.ui_helpers import HOST_TSX, codes, snapshot, ui_manifest
 
 pytestmark = pytest.mark.e2e

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from neuralis_build.esbuild.analyze import read_modules
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.model.block import read_module
-from neuralis_build.ui.analyze import read_modules
-from neuralis_build.ui.record import parse_record
-from neuralis_build.ui.verdict import judge_module
+from neuralis_build.record.sharedimports import parse_record
+from neuralis_build.record.verdict import judge_module
 from tests.ui.ui_helpers import build_file_tree
 
 HOST = default_host_profile()

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.errors import DiagnosedError
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.package import load_package
 from neuralis_build.ui.build import build_ui, esbuild_args
 from neuralis_build.ui.stylehost import js_options
+from neuralis_build.util.errors import DiagnosedError
 from tests.ui.ui_helpers import HOST_TSX, ui_manifest
 
 pytestmark = pytest.mark.e2e

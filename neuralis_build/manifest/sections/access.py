@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import RAW, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import Anything
+from neuralis_build.util.diagnostics import code
 
 NB1501 = code("NB1501", "access-trust-ignored", "access.trust is ignored: the host assigns trust by source")
 NB1502 = code("NB1502", "access-key-unknown", "access carries a key the spec does not define; the host ignores it")

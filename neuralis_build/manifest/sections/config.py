@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
@@ -17,6 +16,7 @@ from neuralis_build.model import block as model
 from neuralis_build.model.block import Block
 from neuralis_build.model.located import Located
 from neuralis_build.package import json_type
+from neuralis_build.util.diagnostics import code
 
 NB1101 = code("NB1101", "config-setting-key", "a configSettings[] entry has a key outside its exact shape")
 NB1102 = code("NB1102", "config-key-charset", "a config key is not flat camelCase ^[a-z][a-zA-Z0-9]{0,63}$")

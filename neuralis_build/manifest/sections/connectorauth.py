@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.secretnames import secret_word
 from neuralis_build.manifest.shape import Anything, Bool, Str
 from neuralis_build.model import block as model
+from neuralis_build.util.diagnostics import code
 
 NB0816 = code("NB0816", "connector-auth-type", "an auth type is not none, api-key, bearer, basic or oauth2")
 NB0817 = code("NB0817", "connector-setup-field-plain-secret", "a secret-looking setup field is not marked sensitive")

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from neuralis_build.diagnostics import code
-from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
@@ -23,6 +21,8 @@ from neuralis_build.manifest.secretnames import secret_word
 from neuralis_build.manifest.sections.connectorauth import AUTH, NB0801
 from neuralis_build.manifest.shape import Anything, JudgedStr, Str
 from neuralis_build.model import block as model
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.jsonpointer import join
 
 NB0802 = code("NB0802", "connector-type", "a connector type is not source, mcp, openapi or http")
 NB0803 = code("NB0803", "connector-kind", "a connector kind (or capability) is not a lower-case slug")

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from neuralis_build.contract import Contract
-from neuralis_build.diagnostics import code
-from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.contractfiles import check_contract_files
@@ -23,6 +21,8 @@ from neuralis_build.manifest.shape import JSONSchema, JudgedStr, Shape, Str
 from neuralis_build.model import block as model
 from neuralis_build.model.block import Block
 from neuralis_build.package import Package
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.jsonpointer import join
 
 if TYPE_CHECKING:
     from neuralis_build.contract import Kind

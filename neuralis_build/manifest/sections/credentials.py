@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import Bool, Str
 from neuralis_build.model import block as model
-from neuralis_build.trust import at_least
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.trust import at_least
 
 NB1001 = code("NB1001", "credential-key", "a credentials[] entry has a key outside { id, label, category?, oauth? }")
 NB1002 = code("NB1002", "credential-id-charset", "a credential id breaks the charset ^[A-Za-z_][A-Za-z0-9_.-]*$")

@@ -8,12 +8,12 @@ packages only; on an untrusted package it is dropped with a warning.
 
 from __future__ import annotations
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.paths import GLOB_PATTERN, zone_glob_problem
 from neuralis_build.manifest.shape import JudgedStr, Str
 from neuralis_build.model import block as model
+from neuralis_build.util.diagnostics import code
 
 NB1301 = code("NB1301", "datalayout-key", "dataLayout (or a machineWritten entry) has a key its shape does not allow")
 NB1302 = code("NB1302", "datalayout-name", "a dataLayout directory name is not a plain name (traversal, separator…)")

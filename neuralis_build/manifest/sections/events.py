@@ -10,8 +10,6 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from neuralis_build.diagnostics import Code, code
-from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
@@ -20,6 +18,8 @@ from neuralis_build.manifest.sections.requires import FEATURE_GATE, FEATURE_ID
 from neuralis_build.manifest.sections.surfaces import declared
 from neuralis_build.manifest.shape import JSONSchema, Shape, Str, type_error
 from neuralis_build.model import block as model
+from neuralis_build.util.diagnostics import Code, code
+from neuralis_build.util.jsonpointer import join
 
 NB0701 = code("NB0701", "events-dropped", "events is declared by a package that is not first-party; it is dropped")
 NB0702 = code("NB0702", "events-count", "more than 64 events are declared")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from neuralis_build.diagnostics import code
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.jsonpointer import escape
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.engine import Section
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.jsonpointer import escape
 
 NB0411 = code(
     "NB0411", "module-host-dependency", "a package with a UI module lists a package the host provides in dependencies"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Field
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import Bool, Str
 from neuralis_build.npm.names import name_problems
-from neuralis_build.trust import at_least
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.trust import at_least
 
 NB0110 = code("NB0110", "id-invalid", "the neuralis id is not a valid npm package name")
 NB0111 = code("NB0111", "id-differs-from-name", "the neuralis id differs from the npm name the host resolves")

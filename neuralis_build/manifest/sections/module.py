@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.paths import normalize, path_problem
 from neuralis_build.manifest.shape import Str, StrCheck
 from neuralis_build.manifest.urlpath import served_path
 from neuralis_build.model import block as model
+from neuralis_build.util.diagnostics import code
 
 NB0401 = code("NB0401", "module-dropped", "app.module is declared by a package that is not first-party; it is dropped")
 NB0402 = code("NB0402", "module-path-invalid", "an app.module path is absolute, has a .. segment or is malformed")

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from neuralis_build.diagnostics import code
-from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker, suggest
 from neuralis_build.manifest.compound import Arr, Field
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import JSONSchema, Shape, type_error
 from neuralis_build.model.block import Block
 from neuralis_build.model.located import Located
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.jsonpointer import join
 
 NB0201 = code("NB0201", "provides-dropped", "provides is declared by a package that is not first-party; it is dropped")
 NB0202 = code("NB0202", "service-unknown", "a provides entry is not in the closed service vocabulary")

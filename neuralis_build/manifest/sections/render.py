@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from neuralis_build.diagnostics import code
-from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Field, Obj, Tagged
 from neuralis_build.manifest.paths import has_scheme, normalize, path_problem
 from neuralis_build.manifest.shape import Str
 from neuralis_build.manifest.urlpath import served_path
 from neuralis_build.model import block as model
-from neuralis_build.trust import at_least
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.jsonpointer import join
+from neuralis_build.util.trust import at_least
 
 NB0505 = code("NB0505", "renderer-not-allowed", "a react renderer is used by a package that is not first-party")
 NB0506 = code("NB0506", "renderer-unknown", "a surface's renderer is not iframe or react")

@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from neuralis_build.diagnostics import code
-from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, MapOf, Obj, OneOfType
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.shape import Str
 from neuralis_build.model import block as model
 from neuralis_build.npm.names import name_problems
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.jsonpointer import join
 
 NB0601 = code("NB0601", "requires-key", "a requires object carries a key it does not define")
 NB0602 = code("NB0602", "package-id-invalid", "requires.packages holds a string that is not a valid package id")

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from neuralis_build.diagnostics import Code, code
-from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj, OneOfType
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections.contributions import tool_names
 from neuralis_build.manifest.shape import Bool, Str, StrCheck
 from neuralis_build.model import block as model
+from neuralis_build.util.diagnostics import Code, code
+from neuralis_build.util.jsonpointer import join
 
 NB0301 = code("NB0301", "runtime-key", "the runtime block or one of its objects carries a key it does not define")
 NB0302 = code("NB0302", "runtime-value-unknown", "runtime.type, binding or skillScripts has a value not known here")

@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.sections.connectors import SLUG
 from neuralis_build.manifest.shape import JudgedStr, Str
 from neuralis_build.model import block as model
-from neuralis_build.trust import at_least
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.trust import at_least
 
 NB0901 = code(
     "NB0901", "source-key", "a sources[] entry has a key outside { source, kind, root, scope, description, seed }"

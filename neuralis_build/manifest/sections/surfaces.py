@@ -11,8 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from neuralis_build.diagnostics import code
-from neuralis_build.jsonpointer import join
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import Arr, Field, Obj, Tagged
 from neuralis_build.manifest.engine import BlockRule
@@ -23,7 +21,9 @@ from neuralis_build.manifest.sections.requires import FEATURE_GATE
 from neuralis_build.manifest.shape import Str
 from neuralis_build.manifest.urlpath import served_path
 from neuralis_build.model import block as model
-from neuralis_build.trust import at_least
+from neuralis_build.util.diagnostics import code
+from neuralis_build.util.jsonpointer import join
+from neuralis_build.util.trust import at_least
 
 NB0501 = code("NB0501", "surface-kind", "a surface's kind is not widget, card or dock")
 NB0502 = code("NB0502", "surface-id-invalid", "a surface id or widget type is not a safe path segment")

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from neuralis_build.diagnostics import code
 from neuralis_build.manifest.checker import Checker
 from neuralis_build.manifest.compound import RAW, Arr, Field, MapOf, Obj
 from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.paths import GLOB_PATTERN, zone_glob_problem
 from neuralis_build.manifest.shape import Bool, JudgedStr, Str
+from neuralis_build.util.diagnostics import code
 
 NB1201 = code(
     "NB1201", "uri-foreign-namespace", "a uriPolicies pattern is outside packages://<self>/ and data://<self>/"

@@ -15,8 +15,8 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from neuralis_build.jsonpointer import SourceMap, first_too_deep, join
-from neuralis_build.limits import MAX_JSON_DEPTH
+from neuralis_build.util.jsonpointer import SourceMap, first_too_deep, join
+from neuralis_build.util.limits import MAX_JSON_DEPTH
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

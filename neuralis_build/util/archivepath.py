@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from neuralis_build.diagnostics import code
+from neuralis_build.util.diagnostics import code
 
 NB1803 = code("NB1803", "archive-path", "a tarball entry's path is absolute, has .. or lacks the package/ prefix")
 

@@ -87,9 +87,9 @@ def parse_record(data: Any) -> tuple[SharedImportsRecord | None, list[RecordProb
 
 def read_record(path: Path) -> tuple[SharedImportsRecord | None, list[RecordProblem]]:
     """Read and validate a record file; a missing file raises FileNotFoundError."""
-    from neuralis_build.limits import MAX_JSON_BYTES
-    from neuralis_build.regularfile import read_regular
-    from neuralis_build.strictjson import JSONRefused, parse
+    from neuralis_build.util.limits import MAX_JSON_BYTES
+    from neuralis_build.util.regularfile import read_regular
+    from neuralis_build.util.strictjson import JSONRefused, parse
 
     # a FIFO is refused (NotRegularFile), never waited on; a file past the cap (TooLarge), never read whole
     raw = read_regular(path, limit=MAX_JSON_BYTES)

@@ -14,10 +14,10 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from neuralis_build.diagnostics import Code
+    from neuralis_build.util.diagnostics import Code
 
 WHERE: dict[str, tuple[str, ...]] = {
-    "neuralis_build.archivepath": ("NB1803",),
+    "neuralis_build.util.archivepath": ("NB1803",),
     "neuralis_build.check": ("NB0009", "NB0120", "NB0121"),
     "neuralis_build.image.contests": ("NB1820", "NB1821", "NB1822", "NB1823"),
     "neuralis_build.image.dependencies": ("NB1814",),
@@ -188,10 +188,10 @@ WHERE: dict[str, tuple[str, ...]] = {
     "neuralis_build.ui.imports": ("NB1904", "NB1905"),
     "neuralis_build.ui.metaurl": ("NB1918",),
     "neuralis_build.ui.nodebuiltins": ("NB1919",),
-    "neuralis_build.ui.resolve": ("NB1917",),
+    "neuralis_build.npm.resolve": ("NB1917",),
     "neuralis_build.ui.stylesheets": ("NB1920", "NB1921"),
     "neuralis_build.ui.tsconfig": ("NB1916",),
-    "neuralis_build.ui.verdict": (
+    "neuralis_build.record.verdict": (
         "NB1601",
         "NB1602",
         "NB1604",

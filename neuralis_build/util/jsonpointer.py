@@ -8,7 +8,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 
-from neuralis_build.limits import MAX_JSON_DEPTH
+from neuralis_build.util.limits import MAX_JSON_DEPTH
 
 # compiled on first use (re caches them): a package whose diagnostics need no line numbers never pays
 _WS = r"[ \t\n\r]*"

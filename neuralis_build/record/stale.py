@@ -10,10 +10,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralis_build.limits import MAX_JSON_BYTES
-from neuralis_build.regularfile import read_regular
-from neuralis_build.strictjson import parse
-from neuralis_build.ui.buildrecord import DIGEST, RECORD, digest
+from neuralis_build.record.inputs import DIGEST, RECORD
+from neuralis_build.util.cachedir import digest
+from neuralis_build.util.limits import MAX_JSON_BYTES
+from neuralis_build.util.regularfile import read_regular
+from neuralis_build.util.strictjson import parse
 
 
 @dataclass(frozen=True)

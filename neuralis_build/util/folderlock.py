@@ -41,8 +41,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralis_build import progress
-from neuralis_build.errors import UsageError
+from neuralis_build.util import progress
+from neuralis_build.util.errors import UsageError
 
 try:
     import fcntl

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, code
 from neuralis_build.model.block import block_of
 from neuralis_build.npm.fields import NpmFields
 from neuralis_build.npm.nodemodules import node_modules_dirs, package_dirs, resolve_package
 from neuralis_build.npm.packagejson import read_package_json
+from neuralis_build.util.diagnostics import Diagnostic, code
 
 if TYPE_CHECKING:
     pass

@@ -14,15 +14,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Code, code
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.ui.record import RECORD_NAME, RecordProblem, SharedImportsRecord, parse_record, read_record
+from neuralis_build.record.sharedimports import (
+    RECORD_NAME,
+    RecordProblem,
+    SharedImportsRecord,
+    parse_record,
+    read_record,
+)
+from neuralis_build.util.diagnostics import Code, code
 
 if TYPE_CHECKING:
     from typing import Any
 
+    from neuralis_build.esbuild.runner import EsbuildRunner
     from neuralis_build.model.block import Module
-    from neuralis_build.ui.esbuild import EsbuildRunner
 
 INSTALL_EXPORT = re.compile(r"^install[A-Z][A-Za-z0-9]*HostComponents$")
 REBUILD = "rebuild with neuralis-build ui (npm run build:ui)"
@@ -114,7 +120,7 @@ class ModuleProblem:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ModuleProblem:
-        from neuralis_build.codes import lookup
+        from neuralis_build.util.codes import lookup
 
         return cls(lookup(data["code"]), data["file"], data["pointer"], data["reason"], data["hint"])
 
@@ -239,7 +245,7 @@ def judge_module(
         problems.extend(_judge_record(record, record_rel, host))
         problems.extend(_unavailable(record, record_rel, available))
 
-    from neuralis_build.ui.analyze import read_modules
+    from neuralis_build.esbuild.analyze import read_modules
 
     parsed = read_modules(root, [entry.relative_to(root.resolve()).as_posix()], esbuild)
     built = next(iter(parsed.values()))

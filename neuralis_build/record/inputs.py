@@ -15,23 +15,14 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from neuralis_build.regularfile import read_regular
-
-try:  # the builtin module: hashlib's import loads OpenSSL first (about 8 ms), which every `ui` run would pay
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - a Python built without it
-    from hashlib import blake2b
+from neuralis_build.util.cachedir import digest
+from neuralis_build.util.regularfile import read_regular
 
 RECORD = "build-inputs.json"
 DIGEST = "blake2b-256"
 
 Inputs = Mapping[str, str]
 """Input path (package-relative, as the metafile names it) → hex digest of its bytes."""
-
-
-def digest(data: bytes) -> str:
-    """The content digest the record holds (BLAKE2b with 32 bytes: fast in pure software, and collision-safe)."""
-    return blake2b(data, digest_size=32).hexdigest()
 
 
 def _inside(rel: str) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.errors import SubprocessError, ToolMissingError
+from neuralis_build.util.errors import SubprocessError, ToolMissingError
 
 
 @dataclass(frozen=True, slots=True)

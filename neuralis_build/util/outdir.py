@@ -1,7 +1,7 @@
 """Build into a temp folder beside the target, then swap it in: a failed build leaves the old one.
 
 The folder mechanics (hidden names carrying the process id, the swap with rollback, the sweep of what
-a killed build left) are ``neuralis_build.atomic``'s; this module adds what the UI build needs on top:
+a killed build left) are ``neuralis_build.util.atomic``'s; this module adds what the UI build needs on top:
 a message naming the folder when ``dist/`` cannot be made, and the modes the host serves.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from neuralis_build import atomic
-from neuralis_build.atomic import remove, swap_in, sweep
-from neuralis_build.errors import UsageError
+from neuralis_build.util import atomic
+from neuralis_build.util.atomic import remove, swap_in, sweep
+from neuralis_build.util.errors import UsageError
 
 __all__ = ["BUILD_LEFTOVERS", "normalize_modes", "remove", "staging_dir", "swap_in", "sweep"]
 

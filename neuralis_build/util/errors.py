@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from neuralis_build.diagnostics import Diagnostic
+    from neuralis_build.util.diagnostics import Diagnostic
 
 
 class NeuralisError(Exception):

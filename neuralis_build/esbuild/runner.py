@@ -12,9 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.errors import SubprocessError, ToolMissingError
-from neuralis_build.process import run
-from neuralis_build.ui.binary import (
+from neuralis_build.esbuild.binary import (
     ESBUILD_VERSION,
     cache_is_good,
     cached_path,
@@ -23,11 +21,13 @@ from neuralis_build.ui.binary import (
     store,
     target,
 )
+from neuralis_build.util.errors import SubprocessError, ToolMissingError
+from neuralis_build.util.process import run
 
 if TYPE_CHECKING:
     from typing import Literal, Protocol
 
-    from neuralis_build.ui.binary import Source
+    from neuralis_build.esbuild.binary import Source
 
     class EsbuildRunner(Protocol):
         """What the build needs of esbuild: run these arguments in this folder (a seam for unit tests)."""

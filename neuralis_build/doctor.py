@@ -7,10 +7,10 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from neuralis_build.errors import NeuralisError
-from neuralis_build.process import run
-from neuralis_build.ui.binary import ESBUILD_VERSION, NPM_HINT, sha256_file, target
-from neuralis_build.ui.esbuild import OVERRIDE_ENV, PROBE_TIMEOUT, cached_esbuild, find_esbuild
+from neuralis_build.esbuild.binary import ESBUILD_VERSION, NPM_HINT, sha256_file, target
+from neuralis_build.esbuild.runner import OVERRIDE_ENV, PROBE_TIMEOUT, cached_esbuild, find_esbuild
+from neuralis_build.util.errors import NeuralisError
+from neuralis_build.util.process import run
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ def _stylehost(fetch: bool, npm_ok: bool) -> ToolStatus:
 
 def _sandbox(node: ToolStatus) -> ToolStatus:
     """The OS sandbox ``image`` loads packages in (bubblewrap); without it, no package's code is loaded."""
-    from neuralis_build.sandbox import NoSandbox, find_sandbox
+    from neuralis_build.util.sandbox import NoSandbox, find_sandbox
 
     if node.path is None:
         return ToolStatus("sandbox", False, note="node is needed to try it", required=False)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.errors import SubprocessError, ToolMissingError
-from neuralis_build.process import run
+from neuralis_build.util.cachedir import cache_root
+from neuralis_build.util.errors import SubprocessError, ToolMissingError
+from neuralis_build.util.process import run
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -28,7 +28,6 @@ ESBUILD_VERSION = "0.28.2"
 FETCH_TIMEOUT = 600.0
 """Seconds the one-time ``npm pack`` of the binary may take on a slow registry."""
 
-CACHE_ENV = "NEURALIS_BUILD_CACHE"
 
 # The sha256 of each platform binary, copied from the ``esbuild.binaryHashes`` field that
 # esbuild@0.28.2's own package.json publishes (npm view esbuild@0.28.2 --json).
@@ -117,18 +116,6 @@ def target(system: str | None = None, machine: str | None = None) -> Target:
     return Target(name, member)
 
 
-def cache_root() -> Path:
-    """The per-user cache folder of the toolchain (``NEURALIS_BUILD_CACHE`` overrides)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-        return base / "neuralis-build" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "neuralis-build"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "neuralis-build"
-
-
 def cached_path(t: Target) -> Path:
     return cache_root() / "esbuild" / ESBUILD_VERSION / t.platform / Path(t.member).name
 
@@ -153,7 +140,7 @@ def _stamp_text(path: Path, digest: str) -> str:
 
 
 def _write_atomic(target_path: Path, data: bytes, mode: int = 0o644) -> None:
-    from neuralis_build.atomic import write_bytes
+    from neuralis_build.util.atomic import write_bytes
 
     target_path.parent.mkdir(parents=True, exist_ok=True)
     write_bytes(target_path, data, mode=mode)
@@ -211,7 +198,7 @@ def npm_pack_binary(t: Target, cwd: Path | None) -> bytes:
     import tarfile
     import tempfile
 
-    from neuralis_build.progress import step
+    from neuralis_build.util.progress import step
 
     npm = shutil.which("npm")
     if npm is None:

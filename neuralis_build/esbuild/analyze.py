@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from neuralis_build.ui.esbuild import find_esbuild, parse_messages
+from neuralis_build.esbuild.runner import find_esbuild, parse_messages
 
 if TYPE_CHECKING:
-    from neuralis_build.ui.esbuild import EsbuildRunner
+    from neuralis_build.esbuild.runner import EsbuildRunner
 
 
 class BuiltModule(NamedTuple):

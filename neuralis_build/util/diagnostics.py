@@ -35,7 +35,7 @@ class Code:
 
 
 def code(id: str, slug: str, summary: str) -> Code:
-    """A diagnostic code, declared once beside the rule that emits it (``neuralis_build.codes`` says where)."""
+    """A diagnostic code, declared once beside the rule that emits it (``neuralis_build.util.codes`` says where)."""
     return Code(id, slug, summary)
 
 

@@ -1,0 +1,1 @@
+"""The utilities every layer stands on: values, errors, files, processes, JSON, the sandbox."""
