@@ -119,7 +119,7 @@ def _built_outputs(block: Block, c: Checker) -> dict[str, str]:
 
 
 def stale_outputs(block: Block, c: Checker, found: Found) -> None:
-    """A declared output built from sources that have changed since (what the build read, ui/buildrecord.py).
+    """A declared output built from sources that have changed since (what the build read, record/inputs.py).
 
     A warning for check, which judges the package as it is; pack refuses it, since the tarball would
     ship the old build (docs/spec-decisions.md, "Stale builds").

@@ -43,7 +43,7 @@ ALWAYS = (
     "/bun.lockb",
 )
 
-# Unlike npm, pack never ships what a killed `neuralis-build ui` left (ui/outdir.py's BUILD_LEFTOVERS,
+# Unlike npm, pack never ships what a killed `neuralis-build ui` left (util/outdir.py's BUILD_LEFTOVERS,
 # the one list of its staging names), whatever ``files`` says: a strict rule, so nothing re-includes them.
 
 

@@ -1,7 +1,7 @@
 """The shared-imports record beside a built UI module (dist/app/shared-imports.json): its shape, read and written.
 
 The build writes it (the host API version, the React major, the shared ids the bundle reads); the
-host's verdict on a module reads it (ui/verdict.py).
+host's verdict on a module reads it (record/verdict.py).
 """
 
 from __future__ import annotations

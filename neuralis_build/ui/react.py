@@ -1,6 +1,6 @@
 """The React a UI module is built against, and the host's rule on it (NB1607, NB1608) located in package.json.
 
-The major is the installed ``react``'s, else the one the declared range admits (ui/resolve.py); the
+The major is the installed ``react``'s, else the one the declared range admits (npm/resolve.py); the
 verdict itself is the host's (``react_major_problem``), here pointed at the line that decides it.
 """
 
