@@ -35,14 +35,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from neuralis_build.npm.home import npm_module
 from neuralis_build.npm.packagejson import read_package_json
 from neuralis_build.util.errors import NeuralisError, UsageError
-from neuralis_build.util.printable import shown, shown_text
+from neuralis_build.util.printable import display_path, shown, shown_text
 from neuralis_build.util.process import Completed, run, which
 
 MANIFEST = "package.json"
@@ -261,3 +261,70 @@ def _npm_said(done: Completed) -> str:
 def _is_workspace_setting(key: str) -> bool:
     lowered = key.lower()
     return lowered.startswith("npm_config_") and lowered[len("npm_config_") :] in _WORKSPACE_SETTINGS
+
+
+@dataclass(frozen=True)
+class Folders:
+    """The package folders a command works on, in order, and the members ``--workspaces`` left out (what each
+    lacks -> their names), for the command to say so."""
+
+    paths: list[Path]
+    left_out: dict[str, list[str]]
+
+    def none_left(self) -> UsageError:
+        """What a command says when ``--workspaces`` left out every member (after the notes that say why)."""
+        return UsageError(
+            "no member npm selects is one to work on here (see the notes above)",
+            hint="neuralis init in a member's folder adds a neuralis block; neuralis new inside the root creates "
+            "a member",
+        )
+
+
+def package_folders(
+    paths: Sequence[Path] | None,
+    selectors: Sequence[str] | None,
+    every: bool,
+    wanted: tuple[str, Callable[[Path], bool]] | None = None,
+) -> Folders:
+    """The folders to work on: the PATHs given, the members npm selects (shown relative to the working
+    folder), or npm's package folder.
+
+    Under ``--workspaces`` a member without a ``neuralis`` key is not a Neuralis package: it is left out
+    (as ``npm run --if-present`` leaves out a member without the script), and so is one that ``wanted``
+    (what it lacks, a test) turns down; a member named by ``--workspace`` is worked on whatever it is, so
+    its report says what it lacks. With no member left, ``paths`` is empty: say the notes, then raise
+    ``none_left()``.
+    """
+    if not selectors and not every:
+        return Folders(list(paths) if paths else [package_root()], {})
+    folders: list[Path] = []
+    left_out: dict[str, list[str]] = {}
+    for where in paths or [Path(".")]:
+        for member in select_members(where, selectors or [], every=every):
+            label = member.name or str(member.path)
+            if every and not selectors and not member.neuralis:
+                left_out.setdefault("a neuralis block", []).append(label)
+                continue
+            if every and not selectors and wanted is not None and not wanted[1](member.path):
+                left_out.setdefault(wanted[0], []).append(label)
+                continue
+            shown_path = _relative(member.path)
+            if shown_path not in folders:
+                folders.append(shown_path)
+    return Folders(folders, left_out)
+
+
+def refuse_workspaces_root(folder: Path, command: str) -> None:
+    """Raise what to do instead when ``folder`` is a workspaces root that is not a Neuralis package itself."""
+    if is_workspaces_root(folder):
+        where = display_path(folder)
+        raise workspaces_root_error(folder, command, "this folder" if where == "." else where)
+
+
+def _relative(path: Path) -> Path:
+    """``path`` relative to the working folder when it sits below it, else as it is."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if rel.startswith("..") else Path(rel)

@@ -10,7 +10,7 @@ import typer
 from neuralis_build.cli import common
 
 if TYPE_CHECKING:
-    from neuralis_build.dev.state import BuildReport
+    from neuralis_build.api import BuildReport
 
 
 def report_line(report: BuildReport) -> str:
@@ -63,18 +63,12 @@ def register(app: typer.Typer) -> None:
         open_: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
     ) -> None:
         """Serve a host-like page on 127.0.0.1 that renders every surface, rebuilt and reloaded on each change."""
-        from neuralis_build.dev.run import run_dev
-        from neuralis_build.dev.session import DevOptions
-        from neuralis_build.hostprofile import load_host_profile
+        from neuralis_build import api
 
         if not 0 <= port <= 65535:
             raise typer.BadParameter("a port is 0 to 65535", param_hint="--port")
-        from neuralis_build.cli import targets
-        from neuralis_build.workspaces import package_root
-
-        path = package_root() if path is None else path
-        targets.refuse_workspaces_root(path, "dev")
-        options = DevOptions(path, load_host_profile(host), trust.value, port)
+        path = api.package_folders(None).paths[0] if path is None else path
+        options = api.DevOptions(path, api.load_host_profile(host), trust.value, port)
 
         import tempfile
 
@@ -87,9 +81,7 @@ def register(app: typer.Typer) -> None:
             if open_:
                 import webbrowser
 
-                from neuralis_build.dev.guard import redirect_page
-
-                webbrowser.open(redirect_page(url, Path(private.name)).as_uri())
+                webbrowser.open(api.redirect_page(url, Path(private.name)).as_uri())
 
         def report(result: BuildReport) -> None:
             print(report_line(result), flush=True)
@@ -101,7 +93,7 @@ def register(app: typer.Typer) -> None:
 
         previous = signal.signal(signal.SIGTERM, terminate)
         try:
-            run_dev(options, on_ready=ready, on_report=report)
+            api.run_dev(options, on_ready=ready, on_report=report)
         except KeyboardInterrupt:
             pass  # Ctrl-C is how a dev session ends, even in the middle of a rebuild
         finally:

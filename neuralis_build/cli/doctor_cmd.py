@@ -31,11 +31,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Report the tools the toolchain drives (Node, npm, esbuild, its JS API, the sandbox); exit 2 when one it
         needs is missing (the sandbox is optional: without it, image loads no package's code)."""
-        from neuralis_build import __version__
-        from neuralis_build.doctor import diagnose
+        from neuralis_build import __version__, api
 
         fmt = common.Format.json if as_json else format
-        tools = diagnose(fetch=fetch)
+        tools = api.diagnose(fetch=fetch)
         if fmt is common.Format.json:
             boundary.print_json({"version": __version__, "tools": [t.to_json() for t in tools]})
         elif fmt is common.Format.github:

@@ -22,7 +22,7 @@ def register(app: typer.Typer) -> None:
         ],
     ) -> None:
         """Explain a diagnostic code: the rule, why it exists (the spec's sentence), a bad and a good example."""
+        from neuralis_build import api
         from neuralis_build.cli.explain_text import print_entry
-        from neuralis_build.explain import lookup
 
-        print_entry(common.stdout(), lookup(code))
+        print_entry(common.stdout(), api.explain(code))

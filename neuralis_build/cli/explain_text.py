@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from neuralis_build.explain import Entry
+    from neuralis_build.api import Entry
 
 
 def _indented(text: str) -> str:

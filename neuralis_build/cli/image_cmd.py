@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,13 +13,7 @@ from neuralis_build.cli import common
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from neuralis_build.image.report import ImageResult, PackageOutcome
-
-
-class ImageFormat(StrEnum):
-    text = "text"
-    json = "json"
-    github = "github"
+    from neuralis_build.api import ImageResult, PackageFinished, PackageOutcome
 
 
 _STATUS_STYLE = {"loaded": "green", "reference-only": "cyan", "not-neuralis": "dim", "refused": "bold red"}
@@ -53,8 +46,8 @@ def register(app: typer.Typer) -> None:
             typer.Option("--jobs", "-j", metavar="N", help="Packages worked on at once (default: the CPUs)."),
         ] = None,
         format: Annotated[
-            ImageFormat, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
-        ] = ImageFormat.text,
+            common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
+        ] = common.Format.text,
         frozen: Annotated[
             bool, typer.Option("--frozen", help="Refuse to build when the image would differ from its lock.")
         ] = False,
@@ -65,20 +58,13 @@ def register(app: typer.Typer) -> None:
         """Install, check and judge every package of SPEC into one host image; report every refusal.
 
         What changed between two images (for the review of a change): neuralis-build image diff OLD NEW."""
+        from neuralis_build import api
         from neuralis_build.cli.common import markup
-        from neuralis_build.hostprofile import load_host_profile
-        from neuralis_build.image.build import BuildInterrupted, PackageFinished, build_image
-        from neuralis_build.image.spec import frozen_problems, load_spec
-        from neuralis_build.util.errors import UsageError
 
         if jobs is not None and jobs < 1:
             raise typer.BadParameter("at least 1", param_hint="--jobs")
-        image_spec = load_spec(spec)
-        if frozen:
-            problems = frozen_problems(image_spec)
-            if problems:
-                raise UsageError("--frozen needs a pinned integrity:\n  " + "\n  ".join(problems))
-        profile = load_host_profile(host or image_spec.host_profile)
+        image_spec = api.load_image_spec(spec, frozen=frozen)
+        profile = api.load_host_profile(host or image_spec.host_profile)
         err = common.stderr()
 
         def show(event: PackageFinished) -> None:
@@ -87,7 +73,7 @@ def register(app: typer.Typer) -> None:
         _file_size_limit_is_an_error()
         try:
             with common.status(err, f"building {len(image_spec.packages)} package(s) into {out}"):
-                result = build_image(
+                result = api.build_image(
                     image_spec,
                     out,
                     host=profile,
@@ -95,14 +81,14 @@ def register(app: typer.Typer) -> None:
                     frozen=frozen,
                     on_event=show,
                 )
-        except BuildInterrupted as stopped:
+        except api.BuildInterrupted as stopped:
             err.print(f"[bold red]interrupted:[/] {markup(stopped.kept)}")
             raise typer.Exit(130) from None
         for note in result.notes:
             err.print(f"[cyan]note:[/] {markup(note)}")
-        if format is ImageFormat.json:
+        if format is common.Format.json:
             print(result.render(), end="")
-        elif format is ImageFormat.github:
+        elif format is common.Format.github:
             print_annotations(result)
         else:
             print_summary(common.stdout(), result)
@@ -142,7 +128,8 @@ def print_summary(console: Console, result: ImageResult) -> None:
     from rich.table import Table
 
     from neuralis_build.cli.common import markup
-    from neuralis_build.cli.render import display_path, print_diagnostics, print_table
+    from neuralis_build.cli.render import print_diagnostics, print_table
+    from neuralis_build.util.printable import display_path
 
     table = Table(title=f"image {markup(display_path(result.out))}", title_justify="left")
     for column in ("package", "version", "class", "trust", "status", "UI module", "brought in by"):
@@ -194,7 +181,7 @@ def print_summary(console: Console, result: ImageResult) -> None:
 def print_closure(console: Console, result: ImageResult) -> None:
     """The closure in three lines or so: how many packages from where, each conflict, each script not run."""
     from neuralis_build.cli.common import markup
-    from neuralis_build.cli.render import display_path
+    from neuralis_build.util.printable import display_path
 
     installed = result.installed
     registry = sum(1 for i in installed if i.from_registry)

@@ -17,7 +17,7 @@ from neuralis_build.cli import common
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from neuralis_build.image.diffmodel import ImageDiff, PackageChange
+    from neuralis_build.api import ImageDiff, PackageChange
 
 NAME = "image-diff"
 ROUTES = {("image", "diff"): NAME}
@@ -63,9 +63,9 @@ def register(app: typer.Typer) -> None:
         """Compare two image reports: packages added, removed and upgraded (with the chain that brings each in),
         tool names that changed owner or became contested, new refusals, new install scripts and native
         modules, trust and licence changes, new conflicts, and the size of the tree."""
-        from neuralis_build.image.diff import diff_images
+        from neuralis_build import api
 
-        diff = diff_images(old, new)
+        diff = api.diff_images(old, new)
         if format is common.Format.json:
             print(diff.render(), end="")
         elif format is common.Format.github:

@@ -13,8 +13,7 @@ from neuralis_build.cli import common
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from neuralis_build.scaffold.create import Plan
-    from neuralis_build.scaffold.templates import Template
+    from neuralis_build.api import Plan, Template
 
 
 def _interactive(no_input: bool) -> bool:
@@ -25,27 +24,27 @@ def _interactive(no_input: bool) -> bool:
 def _ask_name(console: Console) -> str:
     from rich.prompt import Prompt
 
-    from neuralis_build.npm.names import name_problems, suggest_name
+    from neuralis_build import api
 
     default: str | None = None
     while True:
         answer = Prompt.ask("Package name (npm)", console=console, default=default) or ""
         answer = answer.strip()
-        problems = name_problems(answer)
+        problems = api.name_problems(answer)
         if not problems:
             return answer
         console.print(f"[red]{answer!r} is not a valid npm name:[/] {'; '.join(problems)}")
-        default = suggest_name(answer)
+        default = api.suggest_name(answer)
 
 
 def _ask_template(console: Console, templates: list[Template]) -> str:
     from rich.prompt import Prompt
 
-    from neuralis_build.scaffold.create import DEFAULT_TEMPLATE
+    from neuralis_build import api
 
     _print_list(console, templates)
     names = [t.name for t in templates]
-    return Prompt.ask("Template", console=console, choices=names, default=DEFAULT_TEMPLATE, show_choices=False)
+    return Prompt.ask("Template", console=console, choices=names, default=api.DEFAULT_TEMPLATE, show_choices=False)
 
 
 def _print_list(console: Console, templates: list[Template]) -> None:
@@ -57,21 +56,20 @@ def _print_list(console: Console, templates: list[Template]) -> None:
 
 
 def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> None:
+    from neuralis_build import api
     from neuralis_build.cli.common import markup
-    from neuralis_build.cli.render import display_path
-    from neuralis_build.scaffold.create import tree_lines
-    from neuralis_build.scaffold.writer import occupants
     from neuralis_build.util.errors import UserError
+    from neuralis_build.util.printable import display_path
 
     where = display_path(plan.target)
     if dry_run:
         console.print(f"Would create {plan.names.name} from the {plan.template.name} template in {markup(where)}:")
         marks = {path: "overwrite" for path in plan.write.overwrites}
-        for line in tree_lines(plan.target.name + "/", [f.path for f in plan.files], marks):
+        for line in api.tree_lines(plan.target.name + "/", [f.path for f in plan.files], marks):
             console.print(markup(line))
         _print_workspace(console, plan, dry_run=True)
         console.print("Nothing was written (--dry-run).")
-        if plan.write.exists and not force and occupants(plan.target):
+        if plan.write.exists and not force and api.occupants(plan.target):
             # The preview is shown, but the exit code still says what the real run would do.
             raise UserError(
                 f"{where} is not empty: writing needs --force, which overwrites the files marked (overwrite)",
@@ -91,9 +89,9 @@ def _print_plan(console: Console, plan: Plan, *, dry_run: bool, force: bool) -> 
 
 def _print_workspace(console: Console, plan: Plan, *, dry_run: bool) -> None:
     """Inside a workspaces root: that the package has no workflow of its own, and what the root's gets."""
+    from neuralis_build import api
     from neuralis_build.cli.common import markup
-    from neuralis_build.cli.render import display_path
-    from neuralis_build.scaffold.monorepo import ROOT_WORKFLOW
+    from neuralis_build.util.printable import display_path
 
     if plan.workspaces_root is None:
         return
@@ -106,7 +104,9 @@ def _print_workspace(console: Console, plan: Plan, *, dry_run: bool) -> None:
     workflow = plan.root_workflow
     folder = markup(display_path(plan.target))
     if workflow is None:
-        console.print(f"No root workflow written (--no-root-workflow): {root}/{ROOT_WORKFLOW} would build {folder}.")
+        console.print(
+            f"No root workflow written (--no-root-workflow): {root}/{api.ROOT_WORKFLOW} would build {folder}."
+        )
         return
     path = markup(display_path(workflow.path))
     verb = {"new": "Would write" if dry_run else "Wrote", "add a line": "Would add" if dry_run else "Added"}
@@ -167,13 +167,11 @@ def register(app: typer.Typer) -> None:
         ] = True,
     ) -> None:
         """Create a Neuralis package from a template."""
-        from neuralis_build.scaffold.create import DEFAULT_TEMPLATE, Request, create, default_description, plan
-        from neuralis_build.scaffold.names import check_name
-        from neuralis_build.scaffold.templates import get_template, list_templates
+        from neuralis_build import api
         from neuralis_build.util.errors import UsageError
 
         out = common.stdout()
-        templates = list_templates()
+        templates = api.list_templates()
         if list_:
             _print_list(out, templates)
             return
@@ -185,16 +183,16 @@ def register(app: typer.Typer) -> None:
                     hint="pass it as the first argument: neuralis new my-package --no-input",
                 )
             name = _ask_name(out)
-        check_name(name)  # refuse a bad name before asking anything else
+        api.check_name(name)  # refuse a bad name before asking anything else
         if template is None:
-            template = _ask_template(out, templates) if ask else DEFAULT_TEMPLATE
+            template = _ask_template(out, templates) if ask else api.DEFAULT_TEMPLATE
         if description is None and ask:
             from rich.prompt import Prompt
 
-            chosen = get_template(template)
-            description = Prompt.ask("Description", console=out, default=default_description(chosen, name))
+            chosen = api.get_template(template)
+            description = Prompt.ask("Description", console=out, default=api.default_description(chosen, name))
         # A dry run previews even a non-empty folder: it plans as --force would, then says what writing needs.
-        request = Request(
+        request = api.Request(
             name=name,
             template=template,
             directory=directory,
@@ -203,14 +201,14 @@ def register(app: typer.Typer) -> None:
             force=force or dry_run,
             root_workflow=root_workflow,
         )
-        result = plan(request)
+        result = api.plan_new(request)
         from neuralis_build.cli.common import markup
 
         err = common.stderr()
         for warning in result.warnings:
             err.print(f"[yellow]warning:[/] {markup(warning)}")
         if not dry_run:
-            create(result)
+            api.create_package(result)
         _print_plan(out, result, dry_run=dry_run, force=force)
         if not dry_run and result.workspaces_root is not None:
             _warn_unless_member(err, result)
@@ -218,20 +216,19 @@ def register(app: typer.Typer) -> None:
 
 def _warn_unless_member(console: Console, plan: Plan) -> None:
     """npm treats the new folder as a workspace only when the root's ``workspaces`` globs match it: ask npm."""
+    from neuralis_build import api
     from neuralis_build.cli.common import markup
-    from neuralis_build.cli.render import display_path
-    from neuralis_build.pack.workspace import workspace_root
     from neuralis_build.util.errors import NeuralisError
-    from neuralis_build.workspaces import workspace_patterns
+    from neuralis_build.util.printable import display_path
 
     assert plan.workspaces_root is not None
     try:
-        found = workspace_root(plan.target)
+        found = api.workspace_root(plan.target)
     except NeuralisError:
         return  # npm could not say (not on PATH): the package is written; nothing to add
     if found is not None:
         return
-    patterns = ", ".join(workspace_patterns(plan.workspaces_root) or []) or "none"
+    patterns = ", ".join(api.workspace_patterns(plan.workspaces_root) or []) or "none"
     console.print(
         f"[yellow]warning:[/] {markup(display_path(plan.target))} is not a member of the workspaces root "
         f"{markup(display_path(plan.workspaces_root))} (its workspaces: {markup(patterns)}): add its folder to "

@@ -7,17 +7,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from neuralis_build.cli import boundary, common, targets
+from neuralis_build.cli import common, targets
 from neuralis_build.util.printable import shown
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from neuralis_build.hostprofile import HostProfile
-    from neuralis_build.pack.lifecycle import ScriptContext
-    from neuralis_build.pack.tarball import PackResult
-    from neuralis_build.package import Package
-    from neuralis_build.util.trust import Trust
+    from neuralis_build.api import Packed, PackResult, Trust
 
 
 def format_bytes(size: int) -> str:
@@ -116,7 +112,7 @@ def _plain_listing(console: Console, result: PackResult, listing: list[tuple[int
 def _details(console: Console, result: PackResult, written: Path | None, trust: Trust) -> None:
     from rich.markup import escape
 
-    from neuralis_build.cli.render import display_path
+    from neuralis_build.util.printable import display_path
 
     rows = [
         ("judged at", trust),
@@ -134,25 +130,39 @@ def _details(console: Console, result: PackResult, written: Path | None, trust: 
         console.print(f"[dim]{key:<14}[/] {escape(value)}")
 
 
-def _scripts(package: Package, ignore_scripts: bool, dry_run: bool) -> ScriptContext | None:
-    """The context to run the package's lifecycle scripts in, or None when none is to run.
+class PackView:
+    """How one packed folder looks: its findings, its files as a tree, the details and the file name."""
 
-    A script's output goes to stderr, whatever the format: stdout carries only the file name or the
-    JSON (npm prints it to stdout, where it breaks ``npm pack --json``).
-    """
+    def json(self, path: Path, packed: Packed) -> object:
+        return packed.result.to_npm_json()
+
+    def annotations(self, path: Path, packed: Packed) -> list[str]:
+        from neuralis_build.cli.render import diagnostic_annotations
+
+        return diagnostic_annotations(packed.package.root, packed.diagnostics)
+
+    def show(self, packed: Packed, fmt: common.Format) -> None:
+        err = common.stderr()
+        if fmt is common.Format.text and packed.diagnostics:
+            from neuralis_build.cli.render import explain_footer, print_diagnostics
+
+            print_diagnostics(err, packed.diagnostics, packed.package.root)
+            explain_footer(err, packed.diagnostics)
+        _tree(err, packed.result)
+        _details(err, packed.result, packed.written, packed.trust)
+        print(shown(packed.result.disk_filename))
+
+    def code(self, packed: Packed) -> int:
+        return 0
+
+
+def _to_stderr(text: str) -> None:
+    """A lifecycle script's output: to stderr whatever the format, as stdout carries only the file name or the
+    JSON (npm prints it to stdout, where it breaks ``npm pack --json``)."""
     import sys
 
-    from neuralis_build.pack import lifecycle
-
-    def to_stderr(text: str) -> None:
-        sys.stderr.write(text)
-        sys.stderr.flush()
-
-    if ignore_scripts or not lifecycle.lifecycle_scripts(package.npm):
-        return None
-    if lifecycle.ignored_by_npm(package.root):
-        return None
-    return lifecycle.ScriptContext(to_stderr, Path.cwd(), dry_run)
+    sys.stderr.write(text)
+    sys.stderr.flush()
 
 
 def register(app: typer.Typer) -> None:
@@ -206,80 +216,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run the lifecycle scripts npm pack runs, then write <name>-<version>.tgz exactly as npm pack would,
         after checking the package."""
-        from neuralis_build.hostprofile import load_host_profile
+        from neuralis_build import api
+        from neuralis_build.cli.loop import Loop, folders
 
         fmt = common.Format.json if json_out else format
-        profile = load_host_profile(host)
-        elements: list[Any] = []
-        worst = 0
-        for path in targets.package_folders(paths, workspace, workspaces, common.stderr):
-            element, code = _pack_one(path, out, dry_run, ignore_scripts, fmt, trust.value, profile)
-            elements.append(element)
-            worst = max(worst, code)
-        if fmt is common.Format.json:
-            boundary.print_json(elements)
-        if worst:
-            raise typer.Exit(worst)
-
-
-def _pack_one(
-    path: Path,
-    out: Path | None,
-    dry_run: bool,
-    ignore_scripts: bool,
-    fmt: common.Format,
-    trust: Trust,
-    profile: HostProfile,
-) -> tuple[Any, int]:
-    """Pack one folder and report it in ``fmt``; the JSON element and the exit code (refusals are not raised)."""
-    from neuralis_build.check import check_package
-    from neuralis_build.cli.render import annotation, diagnostic_annotations, explain_footer, print_diagnostics
-    from neuralis_build.pack import lifecycle
-    from neuralis_build.pack.refusals import prepare_pack, tarball_diagnostics
-    from neuralis_build.pack.tarball import pack_package, write_tarball
-    from neuralis_build.package import load_package
-    from neuralis_build.util import folderlock
-    from neuralis_build.util.diagnostics import has_errors
-    from neuralis_build.util.errors import DiagnosedError, NeuralisError
-
-    err = common.stderr()
-    root: Path | None = None
-    try:
-        targets.refuse_workspaces_root(path, "pack")
-        package = load_package(path)
-        root = package.root
-        scripts = _scripts(package, ignore_scripts, dry_run)
-        skipped = lifecycle.skipped_notes(package, ignore_scripts) if scripts is None else []
-        if scripts is not None:
-            before = package
-            package = lifecycle.before_pack(package, scripts)  # outside the lock: a script may run `ui`
-        with folderlock.hold(root):  # another pack or ui of this folder waits: no half-written file is packed
-            prep = prepare_pack(check_package(package, trust, profile))
-            diagnostics = skipped + prep.diagnostics
-            result = None
-            if prep.ok:
-                result = pack_package(package, prep.files)
-                diagnostics = diagnostics + tarball_diagnostics(result)
-            if result is None or has_errors(diagnostics):
-                raise DiagnosedError(f"{package.name or package.root} was not packed (judged at {trust})", diagnostics)
-            written = None if dry_run else write_tarball(result, out if out is not None else Path.cwd())
-        if scripts is not None:
-            lifecycle.after_pack(before, scripts, result.integrity, written)
-    except NeuralisError as exc:  # a refusal (exit 1) or a folder that cannot be read (exit 2)
-        boundary.show_error(exc)
-        if fmt is common.Format.github:
-            found = diagnostic_annotations(root, exc.diagnostics) if isinstance(exc, DiagnosedError) else []
-            print("\n".join(found or [annotation("error", exc.message, title="neuralis-build pack")]))
-        return {"path": str(path), "error": boundary.error_json(exc)}, exc.exit_code
-    if fmt is common.Format.github:
-        if diagnostics:
-            print("\n".join(diagnostic_annotations(package.root, diagnostics)))
-    elif diagnostics:
-        print_diagnostics(err, diagnostics, package.root)
-        explain_footer(err, diagnostics)
-    if fmt is common.Format.json:
-        return result.to_npm_json(), 0
-    _tree(err, result)
-    _details(err, result, written, trust)
-    print(shown(result.disk_filename))
-    return None, 0
+        options = api.PackOptions(
+            trust.value, api.load_host_profile(host), out, dry_run, ignore_scripts, on_output=_to_stderr
+        )
+        loop: Loop[Packed] = Loop("pack", PackView())
+        code = loop.run(folders(paths, workspace, workspaces), lambda path: api.pack(path, options), fmt)
+        if code:
+            raise typer.Exit(code)

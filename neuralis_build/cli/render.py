@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuralis_build.util.diagnostics import Diagnostic
-from neuralis_build.util.printable import shown, shown_text
+from neuralis_build.util.printable import display_path, shown, shown_text
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from neuralis_build.judged import JudgedPackage
+    from neuralis_build.api import JudgedPackage
 
 _STYLE = {"error": "bold red", "warning": "yellow", "note": "cyan"}
-
-
-def display_path(path: Path, file: str | None = None) -> str:
-    """A path as short as it can be: relative to the working directory when it sits below it (print it ``shown``)."""
-    full = path / file if file else path
-    try:
-        rel = os.path.relpath(full)
-    except ValueError:  # another drive on Windows
-        return str(full)
-    return str(full) if rel.startswith("..") else rel
 
 
 def print_diagnostics(console: Console, diagnostics: Iterable[Diagnostic], base: Path | None) -> None:

@@ -10,9 +10,7 @@ import typer
 from neuralis_build.cli import common, targets
 
 if TYPE_CHECKING:
-    from neuralis_build.ui.env import Mode
-    from neuralis_build.ui.run import BuildOptions, PackageBuild
-    from neuralis_build.ui.watch import WatchResult
+    from neuralis_build.api import BuildOptions, PackageBuild, WatchResult
     from neuralis_build.util.diagnostics import Diagnostic
 
 
@@ -60,44 +58,19 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(
                 "--watch rebuilds one package: run it in the member's folder (or use dev there)", param_hint="--watch"
             )
+        from neuralis_build import api
+        from neuralis_build.cli.loop import Loop, folders
+
         options = options_for(host, minify, sourcemap, entry, watch=watch_)
-        folders = targets.package_folders(
-            [path] if path is not None else None,
-            workspace,
-            workspaces,
-            common.stderr,
-            ("a UI module, events or routes to build", lambda folder: _builds_something(folder, entry)),
-        )
+        wanted = ("a UI module, events or routes to build", lambda folder: api.builds_something(folder, entry))
+        selected = folders([path] if path is not None else None, workspace, workspaces, wanted)
         if watch_:
-            targets.refuse_workspaces_root(folders[0], "ui")
-            watch(folders[0], options)
+            watch(selected[0], options)
             return
-        elements: list[Any] = []
-        worst = 0
-        for folder in folders:
-            element, code = build_once(folder, options, format)
-            elements.append(element)
-            worst = max(worst, code)
-        if format is common.Format.json:
-            from neuralis_build.cli import boundary
-
-            boundary.print_json(elements)
-        if worst:
-            raise typer.Exit(worst)
-
-
-def _builds_something(folder: Path, entry: str | None) -> bool:
-    """Does ``ui`` have anything to build in ``folder`` (a member ``--workspaces`` may leave out)?"""
-    from neuralis_build.package import load_package
-    from neuralis_build.ui.events import has_sources
-    from neuralis_build.ui.run import wants_ui
-    from neuralis_build.util.errors import NeuralisError
-
-    try:
-        package = load_package(folder)
-        return wants_ui(package, entry) or has_sources(package)
-    except NeuralisError:
-        return True  # unreadable: build it, so its report says why
+        loop: Loop[PackageBuild] = Loop("ui", UiView())
+        code = loop.run(selected, lambda folder: api.build_ui(folder, options), format)
+        if code:
+            raise typer.Exit(code)
 
 
 def _kb(size: int) -> str:
@@ -192,41 +165,29 @@ def _print_warnings(warnings: list[Diagnostic]) -> None:
         explain_footer(console, warnings)
 
 
-def build_once(path: Path, options: BuildOptions, fmt: common.Format = common.Format.text) -> tuple[Any, int]:
-    """Build once and report it in ``fmt`` (text: warnings on stderr, what was written on stdout): the JSON
-    element (``--format json`` prints them as one array) and the exit code."""
-    from neuralis_build.cli import boundary
-    from neuralis_build.ui.run import build_path
-    from neuralis_build.util.errors import DiagnosedError, NeuralisError
+class UiView:
+    """How one build looks: its warnings on stderr, what it wrote on stdout; its JSON; its annotations."""
 
-    try:
-        targets.refuse_workspaces_root(path, "ui")
-        build = build_path(path, options)
-    except NeuralisError as exc:  # a refusal (exit 1) or a build that could not run (exit 2)
-        boundary.show_error(exc)
-        if fmt is common.Format.json:
-            return {"path": str(path), "error": boundary.error_json(exc)}, exc.exit_code
-        if fmt is common.Format.github:
-            from neuralis_build.cli.render import annotation, diagnostic_annotations
+    def json(self, path: Path, build: PackageBuild) -> object:
+        return build_json(path, build)
 
-            found = diagnostic_annotations(path, exc.diagnostics) if isinstance(exc, DiagnosedError) else []
-            print("\n".join(found or [annotation("error", exc.message, title="neuralis-build ui")]))
-        return None, exc.exit_code
-    if fmt is common.Format.json:
-        return build_json(path, build), 0
-    if fmt is common.Format.github and build.warnings:
+    def annotations(self, path: Path, build: PackageBuild) -> list[str]:
         from neuralis_build.cli.render import diagnostic_annotations
 
-        print("\n".join(diagnostic_annotations(path, build.warnings)))
-    else:
-        _print_warnings(build.warnings)
-    print("\n".join(summary_lines(build)), flush=True)
-    return None, 0
+        return diagnostic_annotations(path, build.warnings)
+
+    def show(self, build: PackageBuild, fmt: common.Format) -> None:
+        if fmt is common.Format.text:
+            _print_warnings(build.warnings)
+        print("\n".join(summary_lines(build)), flush=True)
+
+    def code(self, build: PackageBuild) -> int:
+        return 0
 
 
 def watch(path: Path, options: BuildOptions) -> None:
     """Build, then rebuild on every change, one line per result, until Ctrl-C."""
-    from neuralis_build.ui.watch import watch_package
+    from neuralis_build import api
 
     def show(result: WatchResult) -> None:
         print(one_line(result), flush=True)
@@ -237,7 +198,7 @@ def watch(path: Path, options: BuildOptions) -> None:
         print(f"watching {shown(str(path))} for changes (Ctrl-C stops)", flush=True)
 
     try:
-        watch_package(path, options, show, on_ready=ready)
+        api.watch_ui(path, options, show, on_ready=ready)
     except KeyboardInterrupt:
         pass  # Ctrl-C is how a watch ends, even in the middle of a rebuild
 
@@ -247,9 +208,13 @@ def options_for(
 ) -> BuildOptions:
     """The build's options: the shipped build is for production and minified (as Vite's is), a --watch build
     for development and readable; ``minify`` (--minify/--no-minify) overrides either."""
-    from neuralis_build.hostprofile import load_host_profile
-    from neuralis_build.ui.run import BuildOptions
+    from neuralis_build import api
 
-    mode: Mode = "development" if watch else "production"
     minified = not watch if minify is None else minify
-    return BuildOptions(load_host_profile(host), minify=minified, sourcemap=sourcemap, entry=entry, mode=mode)
+    return api.BuildOptions(
+        api.load_host_profile(host),
+        minify=minified,
+        sourcemap=sourcemap,
+        entry=entry,
+        mode="development" if watch else "production",
+    )

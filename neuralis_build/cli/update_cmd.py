@@ -12,8 +12,7 @@ from neuralis_build.cli import common
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from neuralis_build.scaffold.adopt import AdoptPlan
-    from neuralis_build.scaffold.update import Change, UpdatePlan
+    from neuralis_build.api import AdoptPlan, Change, UpdatePlan
 
 _MARKS = {
     "add": "[green]add[/]",
@@ -62,7 +61,7 @@ def _print_update(console: Console, plan: UpdatePlan, *, dry_run: bool) -> None:
 
 def _print_manifest_diff(console: Console, plan: AdoptPlan) -> None:
     """The package.json change init would write, as a unified diff."""
-    from neuralis_build.scaffold.update import Change
+    from neuralis_build.api import Change
 
     after = next((f.content for f in plan.write.files if f.path == "package.json"), None)
     if after is None:
@@ -92,23 +91,22 @@ def register(app: typer.Typer) -> None:
         force: Annotated[bool, typer.Option("--force", help="Update even with uncommitted git changes.")] = False,
     ) -> None:
         """Bring a scaffolded package up to the current templates (a three-way merge: your edits survive)."""
-        from neuralis_build.scaffold.update import apply_update, dirty_files, plan_update
+        from neuralis_build import api
         from neuralis_build.util.errors import UsageError, UserError
-        from neuralis_build.workspaces import package_root
 
-        path = package_root() if path is None else path
+        path = api.package_root() if path is None else path
         root = path.resolve()
         if not root.is_dir():
             raise UsageError(f"{path}: not a folder", hint="pass the package folder that holds .neuralis-scaffold.json")
-        plan = plan_update(root)
+        plan = api.plan_update(root)
         out = common.stdout()
         if plan.up_to_date:
             out.print(f"{plan.name} is up to date with the {plan.template} template of neuralis-build {plan.new}.")
             if (plan.old != plan.new or plan.followed) and not dry_run:
-                apply_update(plan)  # only the record moves on
+                api.apply_update(plan)  # only the record moves on
             return
         if not dry_run and not force:
-            dirty = dirty_files(root)
+            dirty = api.dirty_files(root)
             if dirty:
                 shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
                 raise UserError(
@@ -119,7 +117,7 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             out.print("Nothing was written (--dry-run).")
             return
-        apply_update(plan)
+        api.apply_update(plan)
         conflicts = plan.conflicts
         if conflicts:
             names = ", ".join(c.path for c in conflicts)
@@ -170,21 +168,18 @@ def register_init(app: typer.Typer) -> None:
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; write nothing.")] = False,
     ) -> None:
         """Add a neuralis block and a template's files to an existing npm package, keeping everything it has."""
+        from neuralis_build import api
         from neuralis_build.cli.common import markup
-        from neuralis_build.cli.render import display_path
-        from neuralis_build.scaffold.adopt import plan_adopt
-        from neuralis_build.scaffold.create import tree_lines
-        from neuralis_build.scaffold.writer import write_plan
-        from neuralis_build.workspaces import package_root
+        from neuralis_build.util.printable import display_path
 
-        path = package_root() if path is None else path
-        result = plan_adopt(path, template, package_id=package_id, description=description, force=force)
+        path = api.package_root() if path is None else path
+        result = api.plan_adopt(path, template, package_id=package_id, description=description, force=force)
         out = common.stdout()
         where = markup(display_path(result.target))
         head = "Would add" if dry_run else "Added"
         out.print(f"{head} the {result.template} template to {markup(result.name)} in {where}:")
         paths = sorted(result.marks)
-        for line in tree_lines(result.target.name + "/", paths, result.marks):
+        for line in api.tree_lines(result.target.name + "/", paths, result.marks):
             out.print(markup(line))
         err = common.stderr()
         for note in result.notes:
@@ -200,14 +195,14 @@ def register_init(app: typer.Typer) -> None:
             _print_manifest_diff(out, result)
             out.print("Nothing was written (--dry-run).")
             return
-        write_plan(result.write)
+        api.write_plan(result.write)
         if workflow is not None:
-            from neuralis_build.scaffold.monorepo import write_root_workflow
+            from neuralis_build import api
 
-            write_root_workflow(workflow)
-        from neuralis_build.scaffold.templates import get_template
+            api.write_root_workflow(workflow)
+        from neuralis_build import api
 
-        trust = get_template(result.template).trust
+        trust = api.get_template(result.template).trust
         out.print(
             f"Next: npm install, your build, then neuralis-build check --trust {trust}; "
             "neuralis update keeps it current."

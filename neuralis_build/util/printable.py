@@ -9,7 +9,9 @@ the exact name: JSON has its own escaping.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 # C0 and C1 controls and DEL, the line and paragraph separators, and the bidirectional embeddings,
 # overrides and isolates (the characters "Trojan Source" reorders a line with).
@@ -39,3 +41,13 @@ def shown_text(text: str) -> str:
     what a message passes on from elsewhere (a program's output, an OS error).
     """
     return _UNSAFE_TEXT.sub(_escape, text)
+
+
+def display_path(path: Path, file: str | None = None) -> str:
+    """A path as short as it can be: relative to the working directory when it sits below it (print it ``shown``)."""
+    full = path / file if file else path
+    try:
+        rel = os.path.relpath(full)
+    except ValueError:  # another drive on Windows
+        return str(full)
+    return str(full) if rel.startswith("..") else rel

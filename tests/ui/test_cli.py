@@ -81,7 +81,7 @@ def test_doctor_reports_node_npm_and_esbuild(esbuild):
     done = run("doctor", "--json")
     assert done.returncode == 0, done.stdout
     tools = {t["name"]: t for t in json.loads(done.stdout)["tools"]}
-    assert sorted(tools) == ["esbuild", "esbuild-api", "node", "npm", "python"]
+    assert sorted(tools) == ["esbuild", "esbuild-api", "node", "npm", "python", "sandbox"]
     assert all(t["ok"] for t in tools.values())
     assert tools["esbuild"]["version"] == "0.28.2" and tools["esbuild"]["path"] == str(esbuild.path)
     assert tools["node"]["version"].startswith("v")
@@ -100,6 +100,7 @@ def test_doctor_without_npm_exits_2(tmp_path):
         ["MISSING", "npm"],
         ["MISSING", "esbuild"],
         ["MISSING", "esbuild-api"],
+        ["absent", "sandbox"],  # optional: without it image loads nothing, and the doctor still says why
     ]
 
 
