@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from neuralis_build.check import check_path
-from neuralis_build.judged import JudgedPackage
-from neuralis_build.util.trust import Trust
+from neuralis_build import api
+from neuralis_build.api import JudgedPackage, Trust
 
 # A suite started in the background of a script (`.ci/run &`) inherits SIGINT ignored, and so would every
 # command it starts: `ui --watch` and `dev` would then not stop on the Ctrl-C the
@@ -82,6 +81,13 @@ def findings(result: JudgedPackage) -> Findings:
     return [(d.severity, d.code, d.pointer) for d in result.diagnostics if not d.code.startswith("NB16")]
 
 
+def judged(root: Path, trust: Trust = "first-party", host: api.HostProfile | None = None) -> JudgedPackage:
+    """``check`` of the folder through the library's face; a folder it could not judge fails the test."""
+    result = api.check(root, trust, host)
+    assert not isinstance(result, api.Failed), result.error.message
+    return result
+
+
 @pytest.fixture
 def check_tree(tmp_path: Path) -> Callable[..., JudgedPackage]:
     """Write a tree into a fresh folder and check it: ``check_tree({...}, trust="first-party")``."""
@@ -91,7 +97,7 @@ def check_tree(tmp_path: Path) -> Callable[..., JudgedPackage]:
         root = tmp_path / f"pkg{next(counter)}"
         root.mkdir()
         build_file_tree(root, tree)
-        return check_path(root, trust)
+        return judged(root, trust)
 
     return run
 

@@ -10,12 +10,12 @@ import json
 
 import pytest
 
-from neuralis_build.check import check_path
 from neuralis_build.cli.build import main
 from neuralis_build.hostprofile import default_host_profile
 from neuralis_build.package import load_package
 from neuralis_build.record.stale import built_mode
 from neuralis_build.ui.build import build_ui
+from tests.conftest import judged
 from tests.ui.ui_helpers import HOST_TSX, ui_manifest
 
 ENTRY = "/neuralis/app/module/entry"
@@ -26,7 +26,7 @@ DEVELOPMENT = (
 
 
 def development(root, trust="first-party"):
-    found = check_path(root, trust).diagnostics
+    found = judged(root, trust).diagnostics
     return [(d.severity, d.pointer, d.line, d.message, d.hint) for d in found if d.code == "NB1617"]
 
 
@@ -50,7 +50,7 @@ def test_check_warns_about_a_development_build_at_the_entry_and_pack_refuses_it(
     build(root, mode="development")  # bad: what ui --watch leaves in dist/app/
     hint = "run the production build: npm run build:ui (neuralis-build ui)"
     assert development(root) == [("warning", ENTRY, 10, DEVELOPMENT, hint)]
-    assert check_path(root, "first-party").ok  # a warning: the checkout is not a bad manifest
+    assert judged(root, "first-party").ok  # a warning: the checkout is not a bad manifest
     assert main(["pack", str(root), "--trust", "first-party", "--dry-run", "--format", "json"]) == 1
     (element,) = json.loads(capsys.readouterr().out)
     (refusal,) = [d for d in element["error"]["diagnostics"] if d["code"] == "NB1617"]

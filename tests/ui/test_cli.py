@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.check import check_path
+from tests.conftest import judged
 from tests.ui.ui_helpers import HOST_TSX, build_file_tree, copy_example, npm, snapshot, ui_manifest
 
 pytestmark = pytest.mark.e2e
@@ -114,7 +114,7 @@ def test_npm_run_build_ui_in_the_installed_example(tmp_path):
     done = subprocess.run(["npm", "run", "--silent", "build:ui"], cwd=reports, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads((reports / "dist/app/shared-imports.json").read_text())["reactMajor"] == 19
-    result = check_path(reports, "first-party")
+    result = judged(reports, "first-party")
     assert [d for d in result.diagnostics if d.code.startswith(("NB16", "NB19"))] == []
 
 
