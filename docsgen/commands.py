@@ -36,18 +36,22 @@ class Command:
 def commands() -> list[Command]:
     """Every documented command of both programs, in the order their --help lists them."""
     from neuralis_build.cli.build import app as build_app
-    from neuralis_build.cli.imagediff_cmd import ROUTES
+    from neuralis_build.cli.image_cmd import DEFAULT
     from neuralis_build.cli.new import app as new_app
 
-    routed = {hidden: " ".join(words) for words, hidden in ROUTES.items()}  # `image diff` runs `image-diff`
     found: list[Command] = []
     for prog, app in (("neuralis", new_app), ("neuralis-build", build_app)):
         group: Any = typer.main.get_command(app)
         for name, command in group.commands.items():
-            if name in routed:
-                found.append(Command(prog, routed[name], command))
-            elif name not in UNDOCUMENTED and not command.hidden:
+            if name in UNDOCUMENTED or command.hidden:
+                continue
+            inner = getattr(command, "commands", None)
+            if inner is None:
                 found.append(Command(prog, name, command))
+                continue
+            # a group of commands (image): its default command is the group's own page, then each other one
+            found.append(Command(prog, name, inner[DEFAULT]))
+            found += [Command(prog, f"{name} {sub}", c) for sub, c in inner.items() if sub != DEFAULT]
     return found
 
 

@@ -14,7 +14,6 @@ from neuralis_build.cli import (
     doctor_cmd,
     explain_cmd,
     image_cmd,
-    imagediff_cmd,
     pack_cmd,
     ui_cmd,
 )
@@ -28,7 +27,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings=common.CONTEXT,
-    cls=imagediff_cmd.CommandGroup,  # `image diff OLD NEW` beside `image SPEC`
 )
 
 _VERSION = common.version_callback("neuralis-build")
@@ -65,7 +63,7 @@ def schema() -> None:
     boundary.print_json(api.schema())
 
 
-for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, imagediff_cmd, doctor_cmd, explain_cmd):
+for _module in (ui_cmd, dev_cmd, pack_cmd, image_cmd, doctor_cmd, explain_cmd):
     _module.register(app)
 common.add_common_options(app, "neuralis-build")
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 from neuralis_build import __version__
 from neuralis_build.cli import boundary
@@ -81,58 +80,89 @@ def version_callback(prog: str) -> Callable[[bool], None]:
     return show
 
 
-def _set_verbose(value: bool) -> None:
-    if value:
-        boundary.VERBOSE = True
-
-
 def add_common_options(app: typer.Typer, prog: str) -> None:
     """Give every command of ``app`` the root's --verbose and --version (``-h`` comes from CONTEXT).
 
     So ``neuralis-build check --verbose`` works as well as ``neuralis-build --verbose check``. Each
-    callback is also wrapped so a closed stdout ends the run quietly (see boundary.pipe_safe).
+    command is made with ``command_class(prog)``, click's own way to add parameters a command's
+    function never receives (``expose_value=False``) and to wrap its invocation.
     """
-    import typer
+    from typer.core import TyperCommand
 
-    extra = [
-        inspect.Parameter(
-            "_verbose",
-            inspect.Parameter.KEYWORD_ONLY,
-            default=False,
-            annotation=Annotated[
-                bool,
-                typer.Option(
-                    "--verbose", "-v", callback=_set_verbose, is_eager=True, help="Show tracebacks of internal errors."
-                ),
-            ],
-        ),
-        inspect.Parameter(
-            "_version",
-            inspect.Parameter.KEYWORD_ONLY,
-            default=False,
-            annotation=Annotated[
-                bool,
-                typer.Option("--version", callback=version_callback(prog), is_eager=True, help="Print the version."),
-            ],
-        ),
-    ]
+    cls = command_class(prog)
     for info in app.registered_commands:
-        if info.callback is not None and not getattr(info.callback, "_common_options", False):
-            info.callback = _with_options(info.callback, extra)
+        if info.cls in (None, TyperCommand):
+            info.cls = cls
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            add_common_options(group.typer_instance, prog)
 
 
-def _with_options(func: Callable[..., Any], extra: list[inspect.Parameter]) -> Callable[..., Any]:
-    """``func`` with ``extra`` keyword parameters in its signature (for typer), which it never receives."""
-    signature = inspect.signature(func, eval_str=True)
-    safe = boundary.pipe_safe(func)
+def command_class(prog: str) -> type[Any]:
+    """A typer command class whose commands take --verbose and --version, and end quietly on a closed stdout
+    or Ctrl-C (see boundary.pipe_safe)."""
+    from typer.core import TyperCommand, TyperOption
 
-    def run(*args: Any, _verbose: bool = False, _version: bool = False, **kwargs: Any) -> Any:
-        return safe(*args, **kwargs)
+    def verbose(ctx: Any, param: Any, value: bool) -> None:
+        if value:
+            boundary.VERBOSE = True
 
-    run.__name__, run.__doc__, run.__module__ = func.__name__, func.__doc__, func.__module__
-    run.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *extra])  # type: ignore[attr-defined]
-    run._common_options = True  # type: ignore[attr-defined]
-    return run
+    def version(ctx: Any, param: Any, value: bool) -> None:
+        version_callback(prog)(value)
+
+    def flag(names: list[str], callback: Callable[[Any, Any, bool], None], help: str) -> TyperOption:
+        return TyperOption(
+            param_decls=names,
+            is_flag=True,
+            default=False,
+            is_eager=True,
+            expose_value=False,
+            callback=callback,
+            help=help,
+        )
+
+    base: Any = TyperCommand.context_class
+
+    class Context(base):  # type: ignore[misc]
+        @property
+        def command_path(self) -> str:
+            # a group's default command runs without its own name (see default_group): no trailing space
+            path: str = super().command_path
+            return path.rstrip()
+
+    class Command(TyperCommand):
+        context_class = Context
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.params.append(flag(["--verbose", "-v"], verbose, "Show tracebacks of internal errors."))
+            self.params.append(flag(["--version"], version, "Print the version."))
+
+        def invoke(self, ctx: Any) -> Any:
+            return boundary.pipe_safe(super().invoke)(ctx)
+
+    return Command
+
+
+def default_group(default: str) -> type[Any]:
+    """A typer group class whose commands are reached by name and whose first argument, when it names none of
+    them, goes to the ``default`` command (``image SPEC`` beside ``image diff OLD NEW``): the sub-commands of
+    click's own ``Group``, with the one extension click-default-group is known for."""
+    from typer.core import TyperGroup
+
+    class DefaultGroup(TyperGroup):
+        def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+            if not args or args[0] not in self.commands:
+                args = [default, *args]  # `image --help` is the default command's help, as `image` was one
+            result: list[str] = super().parse_args(ctx, args)
+            return result
+
+        def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
+            name, command, rest = super().resolve_command(ctx, args)
+            # the default command is shown as the group itself: `neuralis-build image [OPTIONS] SPEC`
+            return (None if name == default else name), command, rest
+
+    return DefaultGroup
 
 
 def no_color() -> bool:

@@ -19,10 +19,30 @@ if TYPE_CHECKING:
 _STATUS_STYLE = {"loaded": "green", "reference-only": "cyan", "not-neuralis": "dim", "refused": "bold red"}
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to ``app``; heavy imports stay inside the command body."""
+DEFAULT = "build"
+"""The command ``image SPEC`` runs (``image build SPEC`` is the same)."""
 
+
+def register(app: typer.Typer) -> None:
+    """Add ``image`` to ``app``: a group of the image's commands, ``image SPEC`` building one (``DEFAULT``), and
+    ``image diff``; heavy imports stay inside the command bodies."""
+    from neuralis_build.cli import imagediff_cmd
+
+    group = typer.Typer(
+        name="image",
+        cls=common.default_group(DEFAULT),
+        context_settings=common.CONTEXT,
+        rich_markup_mode=None,
+        add_completion=False,
+    )
+    _register_build(group)
+    imagediff_cmd.register(group)
+    app.add_typer(group, name="image", short_help="Build a host image from a SPEC; image diff compares two.")
+
+
+def _register_build(app: typer.Typer) -> None:
     @app.command(
+        DEFAULT,
         short_help="Build a host image from a SPEC.",
         epilog=common.examples(
             "neuralis-build image example-packages/image.toml --out build/image",

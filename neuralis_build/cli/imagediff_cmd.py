@@ -1,7 +1,6 @@
 """`neuralis-build image diff OLD NEW`: what changed between two images, for the review of a pull request.
 
-Registered as the hidden command ``image-diff``; ``CommandGroup`` routes ``image diff …`` to it, so
-``image SPEC`` keeps its arguments and ``image diff`` reads as the sub-command it is.
+A command of the ``image`` group (cli/image_cmd.py), beside ``image SPEC``.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
 from neuralis_build.cli import common
 
@@ -19,27 +17,12 @@ if TYPE_CHECKING:
 
     from neuralis_build.api import ImageDiff, PackageChange
 
-NAME = "image-diff"
-ROUTES = {("image", "diff"): NAME}
-"""Two words a user types, and the hidden command they run."""
-
-
-class CommandGroup(TyperGroup):
-    """The program's commands, where a command's first argument may name a sub-command (``image diff``)."""
-
-    def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
-        route = ROUTES.get((args[0], args[1])) if len(args) >= 2 else None
-        if route is not None:
-            return f"{args[0]} {args[1]}", self.get_command(ctx, route), args[2:]
-        return super().resolve_command(ctx, args)
-
 
 def register(app: typer.Typer) -> None:
-    """Add the command to ``app`` (hidden: it is reached as ``image diff``)."""
+    """Add ``diff`` to the ``image`` group ``app``."""
 
     @app.command(
-        NAME,
-        hidden=True,
+        "diff",
         short_help="What changed between two images.",
         epilog=common.examples(
             "neuralis-build image diff build/image-main build/image",
