@@ -256,6 +256,7 @@ class _Job:
         problems += [d for d in copies if d.severity == "error"]
         warnings += [d for d in copies if d.severity != "error"]
         exports = tuple(sorted(out.get("exports", [])))
+        problems += self._unbound(built, exports)
         missing = install_export_problem(self.entry, exports, self.package.id)
         if missing is not None:
             problems.append(Diagnostic("error", NB1610.id, self.entry, "", *missing))
@@ -299,6 +300,13 @@ class _Job:
             inputs,
             self.minify,
         )
+
+    def _unbound(self, built: Built, exports: tuple[str, ...]) -> list[Diagnostic]:
+        """NB1925: names a TypeScript re-export leaves unbound (esbuild drops them as types, without a word)."""
+        from neuralis_build.ui.unbound import unbound_imports
+
+        root = self.package.root
+        return unbound_imports(root, built.meta, self.entry, exports, self.runner, mode=self.mode, minify=self.minify)
 
     def _out(self, built: Built) -> Mapping[str, Any]:
         out: Mapping[str, Any] = built.meta.get("outputs", {}).get(f"{self.outdir}/host.js", {})
