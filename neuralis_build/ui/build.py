@@ -353,8 +353,15 @@ class _Job:
             raise DiagnosedError(not_written(len(errors)), found)
         return found
 
+    def _interop(self, meta: Mapping[str, Any]) -> None:
+        """A CommonJS default import is the module's ``exports.default`` when it marks ``__esModule`` (interop.py)."""
+        from neuralis_build.ui.interop import patch_bundle
+
+        patch_bundle(self.staged / "host.js", meta)
+
     def _finish(self, meta: Mapping[str, Any], css_modules: bool, required: list[str]) -> None:
-        """CSS-module names scoped to the package, assets placed, require() imports prepended, maps dropped."""
+        """CSS-module names scoped to the package, CommonJS defaults read as webpack does, assets placed, require()
+        imports prepended, maps dropped."""
         from neuralis_build.ui.assets import place_assets
         from neuralis_build.ui.cjs import prepend_banner
 
@@ -372,6 +379,7 @@ class _Job:
         if not self.sourcemap:
             for extra in self.staged.glob("*.map"):
                 extra.unlink()
+        self._interop(meta)
         place_assets(self.staged, self.outdir, meta, keep_maps=self.sourcemap)
         if required:
             prepend_banner(self.staged / "host.js", required)
