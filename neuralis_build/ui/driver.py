@@ -159,11 +159,13 @@ def _code(message: Message) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Built:
-    """A successful esbuild run: its metafile, the warnings it printed, the files its stylesheet tools read."""
+    """A successful esbuild run: its metafile, the warnings it printed, the files its stylesheet tools read and
+    what they handed esbuild."""
 
     meta: dict[str, Any]
     warnings: list[Diagnostic]
     reads: tuple[str, ...] = ()  # absolute paths (Sass partials, the PostCSS config), beside the metafile's inputs
+    loaded: tuple[tuple[str, str], ...] = ()  # (stylesheet, a copy of what its tools handed esbuild), absolute
 
 
 def _wants_style(messages: Sequence[Message], args: Sequence[str]) -> bool:
@@ -210,7 +212,7 @@ def run_build(esbuild: EsbuildRunner, root: Path, args: Sequence[str], metafile:
         raise SubprocessError(
             f"esbuild wrote no readable metafile ({exc})", command=run.command, output=run.stderr
         ) from None
-    return Built(meta, [d for d in diagnostics if d.severity == "warning"], run.reads)
+    return Built(meta, [d for d in diagnostics if d.severity == "warning"], run.reads, run.loaded)
 
 
 def locate_import(root: Path, file: str, module_id: str) -> tuple[int, int] | None:
