@@ -145,7 +145,7 @@ def test_a_code_in_any_case_or_its_slug_finds_the_entry(capsys):
             "NB1918 (ui-meta-url)?",
         ),
         ("surface-knd", "hint: did you mean NB0501 (surface-kind) or NB0507 (surface-url-invalid)?"),
-        ("hello", "hint: codes run from NB0001 to NB1924; every diagnostic prints its code"),
+        ("hello", "hint: codes run from NB0001 to NB1926; every diagnostic prints its code"),
     ],
 )
 def test_an_unknown_code_is_a_usage_error_with_a_guess(capsys, query, hint):

@@ -63,8 +63,9 @@ class Esbuild:
 class EsbuildRun:
     """One finished esbuild run: its exit code, its stderr and the command.
 
-    A run through the JS API (stylehost.py) also carries its messages, already structured, and the files
-    the stylesheet tools read besides esbuild's inputs (Sass partials, the PostCSS config).
+    A run through the JS API (stylehost.py) also carries its messages, already structured, the files
+    the stylesheet tools read besides esbuild's inputs (Sass partials, the PostCSS config), and where it
+    copied each stylesheet as the tools handed it to esbuild.
     """
 
     returncode: int
@@ -72,6 +73,7 @@ class EsbuildRun:
     command: list[str]
     messages: tuple[Message, ...] | None = None
     reads: tuple[str, ...] = ()
+    loaded: tuple[tuple[str, str], ...] = ()  # (absolute stylesheet path, its copy)
 
 
 def binary_version(path: Path) -> str:

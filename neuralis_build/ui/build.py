@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -131,6 +132,7 @@ def build_ui(
     scope = scope_of(package, host, published)
     runner = esbuild or find_esbuild(root)
     staged = folders.staging_dir(root / folders.DIST, folders.UI_STAGING)
+    job = None
     try:
         job = _Job(package, host, scope, runner, staged, entry_rel, minify, sourcemap, mode)
         result = job.run()
@@ -140,6 +142,9 @@ def build_ui(
     except BaseException:
         folders.remove(staged)
         raise
+    finally:
+        if job is not None:
+            job.drop_copies()
     if commit:
         result.commit()
         return replace(result, staged=None)
@@ -167,6 +172,7 @@ class _Job:
         self.js_map: SourceMap | None = None  # staged/host.js.map, decoded once for every pass that reads it
         self.styling = scan(package)  # whether the stylesheets need the author's tools (the style host)
         self.style_host = self.styling.needs_host
+        self.loaded: Path | None = None  # the style host's copies of what its tools handed esbuild
 
     def runner_now(self) -> EsbuildRunner:
         """The esbuild CLI, or esbuild's JS API with the author's stylesheet tools when the package needs them."""
@@ -176,7 +182,16 @@ class _Job:
         from neuralis_build.ui.stylehost import StyleHost
 
         binary = self.runner if isinstance(self.runner, Esbuild) else find_esbuild(self.package.root)
-        return StyleHost(binary, self.styling.postcss, self.mode)
+        if self.loaded is None:
+            self.loaded = folders.staging_dir(self.package.root / folders.DIST, folders.UI_STAGING)
+        for stale in self.loaded.iterdir():  # each run copies every stylesheet again
+            folders.remove(stale)
+        return StyleHost(binary, self.styling.postcss, self.mode, self.loaded)
+
+    def drop_copies(self) -> None:
+        if self.loaded is not None:
+            folders.remove(self.loaded)
+            self.loaded = None
 
     @property
     def outdir(self) -> str:
@@ -256,6 +271,7 @@ class _Job:
         problems += [d for d in copies if d.severity == "error"]
         warnings += [d for d in copies if d.severity != "error"]
         exports = tuple(sorted(out.get("exports", [])))
+        problems += self._unbound(built, exports)
         missing = install_export_problem(self.entry, exports, self.package.id)
         if missing is not None:
             problems.append(Diagnostic("error", NB1610.id, self.entry, "", *missing))
@@ -266,6 +282,7 @@ class _Job:
         problems += check_declaration(self.package, "cssBundle" in out)
         if problems:
             raise DiagnosedError(not_written(len(problems)), problems + warnings)
+        warnings += self._outside_css(built)  # about the stylesheet the host would load: a written one
         self._finish(built.meta, css_modules, required)
         (self.staged / RECORD_NAME).write_text(record.dumps(), encoding="utf-8")
         here = self.package.root.resolve()
@@ -300,6 +317,23 @@ class _Job:
             self.minify,
         )
 
+    def _outside_css(self, built: Built) -> list[Diagnostic]:
+        """NB1926: the rules of host.css that style elements outside the module (a warning per file)."""
+        key = f"{self.outdir}/host.css"
+        if key not in built.meta.get("outputs", {}):
+            return []
+        from neuralis_build.ui.globalcss import outside_rules
+
+        root_class = re.sub(r"[^a-z0-9]+", "-", (self.package.name or self.package.root.name).lower()).strip("-")
+        return outside_rules(self.package.root, built.meta, key, self.entry, built.loaded, root_class)
+
+    def _unbound(self, built: Built, exports: tuple[str, ...]) -> list[Diagnostic]:
+        """NB1925: names a TypeScript re-export leaves unbound (esbuild drops them as types, without a word)."""
+        from neuralis_build.ui.unbound import unbound_imports
+
+        root = self.package.root
+        return unbound_imports(root, built.meta, self.entry, exports, self.runner, mode=self.mode, minify=self.minify)
+
     def _out(self, built: Built) -> Mapping[str, Any]:
         out: Mapping[str, Any] = built.meta.get("outputs", {}).get(f"{self.outdir}/host.js", {})
         return out
@@ -318,11 +352,14 @@ class _Job:
         if not map_path.is_file():  # locate them through a map of the same build, written aside
             probe = folders.staging_dir(self.package.root / folders.DIST, folders.UI_STAGING)
             try:
-                own = ("meta_urls", "js_map", "styling", "style_host")
+                own = ("meta_urls", "js_map", "styling", "style_host", "loaded")
                 same = {k: v for k, v in self.__dict__.items() if k not in own}
                 job = _Job(**{**same, "staged": probe, "sourcemap": False})
                 job.style_host = self.style_host
-                job.esbuild(True)
+                try:
+                    job.esbuild(True)
+                finally:
+                    job.drop_copies()
                 return self._located_from((probe / "host.js").read_text("utf-8"), probe / "host.js.map", built)
             finally:
                 folders.remove(probe)
@@ -345,8 +382,15 @@ class _Job:
             raise DiagnosedError(not_written(len(errors)), found)
         return found
 
+    def _interop(self, meta: Mapping[str, Any]) -> None:
+        """A CommonJS default import is the module's ``exports.default`` when it marks ``__esModule`` (interop.py)."""
+        from neuralis_build.ui.interop import patch_bundle
+
+        patch_bundle(self.staged / "host.js", meta)
+
     def _finish(self, meta: Mapping[str, Any], css_modules: bool, required: list[str]) -> None:
-        """CSS-module names scoped to the package, assets placed, require() imports prepended, maps dropped."""
+        """CSS-module names scoped to the package, CommonJS defaults read as webpack does, assets placed, require()
+        imports prepended, maps dropped."""
         from neuralis_build.ui.assets import place_assets
         from neuralis_build.ui.cjs import prepend_banner
 
@@ -364,6 +408,7 @@ class _Job:
         if not self.sourcemap:
             for extra in self.staged.glob("*.map"):
                 extra.unlink()
+        self._interop(meta)
         place_assets(self.staged, self.outdir, meta, keep_maps=self.sourcemap)
         if required:
             prepend_banner(self.staged / "host.js", required)

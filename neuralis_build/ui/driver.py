@@ -55,13 +55,12 @@ def write_tsconfig(root: Path, where: Path, entry: str | None = None) -> Path:
 _ENVIRONMENT = r"(?i)no space left on device|disk quota exceeded|read-only file system|permission denied|file too large"
 UNRESOLVED = r'^Could not resolve "(?P<id>[^"]+)"'
 _NO_LOADER = r'^No loader is configured for "(?P<ext>[^"]+)" files'
-_NO_EXPORT = r'^No matching export in "(?P<file>[^"]+)" for import "(?P<name>[^"]+)"'
+NO_EXPORT = r'^No matching export in "(?P<file>[^"]+)" for import "(?P<name>[^"]+)"'
 
 
 def _no_export_hint(file: str, name: str, root: Path) -> str:
     """What to do about an import of a name the imported file does not export (a library's API changed)."""
-    from neuralis_build.npm.packagejson import read_package_json
-    from neuralis_build.ui.graph import package_of
+    from neuralis_build.ui.unbound import missing_export_hint
 
     suffix = re.search(r"\?(url|raw|inline|worker|sharedworker)\b", file)
     if suffix is not None:  # esbuild read the file; the suffix is Vite's, and means nothing to it
@@ -70,18 +69,7 @@ def _no_export_hint(file: str, name: str, root: Path) -> str:
             '(an asset import gives its URL: import logo from "./logo.svg"), or new URL("./file", import.meta.url) '
             "for a file beside the module; a Web Worker has no place in a host's module"
         )
-    what = "no default export" if name == "default" else f'no export named "{name}"'
-    package = package_of(file)
-    if package is None:
-        return f"{file} has {what}: check the name (exports are case-sensitive), or export it from that file"
-    installed_at = root / (file[: file.rfind("node_modules/")] + "node_modules/" + package)
-    version = read_package_json(installed_at).npm.version  # the version really installed
-    installed = f"{package}@{version}" if version is not None else package
-    return (
-        f"the installed {installed} has {what}: check the import against that version's API (a new major "
-        f"version may rename or remove it), or install the version the code was written for "
-        f"(npm install {package}@<version>)"
-    )
+    return missing_export_hint(file, name, root)
 
 
 def _hint(message: Message, root: Path) -> str:
@@ -112,7 +100,7 @@ def _hint(message: Message, root: Path) -> str:
             f'install the package that provides "{target}" (npm install), or, if the host or another '
             "package provides it, check the id against the host profile and their app.module.provides"
         )
-    m = re.match(_NO_EXPORT, message.text)
+    m = re.match(NO_EXPORT, message.text)
     if m:
         return _no_export_hint(m["file"], m["name"], root)
     m = re.match(_NO_LOADER, message.text)
@@ -150,7 +138,7 @@ def to_diagnostic(message: Message, root: Path) -> Diagnostic:
     text = message.text + (f": {'; '.join(message.notes)}" if message.notes else "")
     return Diagnostic(
         severity,
-        (NB1900 if severity == "error" else NB1901).id,
+        _code(message),
         relative(message.file, root),
         "",
         text,
@@ -160,13 +148,24 @@ def to_diagnostic(message: Message, root: Path) -> Diagnostic:
     )
 
 
+def _code(message: Message) -> str:
+    """NB1925 for an import of a name the target does not export (esbuild's own, in JavaScript), else NB1900/1."""
+    if message.severity == "error" and re.match(NO_EXPORT, message.text):
+        from neuralis_build.ui.unbound import NB1925
+
+        return NB1925.id
+    return (NB1900 if message.severity == "error" else NB1901).id
+
+
 @dataclass(frozen=True, slots=True)
 class Built:
-    """A successful esbuild run: its metafile, the warnings it printed, the files its stylesheet tools read."""
+    """A successful esbuild run: its metafile, the warnings it printed, the files its stylesheet tools read and
+    what they handed esbuild."""
 
     meta: dict[str, Any]
     warnings: list[Diagnostic]
     reads: tuple[str, ...] = ()  # absolute paths (Sass partials, the PostCSS config), beside the metafile's inputs
+    loaded: tuple[tuple[str, str], ...] = ()  # (stylesheet, a copy of what its tools handed esbuild), absolute
 
 
 def _wants_style(messages: Sequence[Message], args: Sequence[str]) -> bool:
@@ -213,7 +212,7 @@ def run_build(esbuild: EsbuildRunner, root: Path, args: Sequence[str], metafile:
         raise SubprocessError(
             f"esbuild wrote no readable metafile ({exc})", command=run.command, output=run.stderr
         ) from None
-    return Built(meta, [d for d in diagnostics if d.severity == "warning"], run.reads)
+    return Built(meta, [d for d in diagnostics if d.severity == "warning"], run.reads, run.loaded)
 
 
 def locate_import(root: Path, file: str, module_id: str) -> tuple[int, int] | None:

@@ -109,6 +109,7 @@ class StyleHost:
     esbuild: Esbuild  # the verified binary the JS API drives
     postcss: str | None  # the package's PostCSS config (package-relative): every stylesheet goes through it
     mode: Mode
+    loaded: Path | None = None  # where the host copies each stylesheet as the tools handed it to esbuild
 
     def run(self, args: Sequence[str], cwd: Path) -> EsbuildRun:
         """Build with ``args`` in ``cwd``; the answer's messages are structured, with esbuild's notes."""
@@ -124,6 +125,7 @@ class StyleHost:
             "metafile": str(Path(cwd, metafile)),
             "postcss": self.postcss,
             "mode": self.mode,
+            "loaded": str(self.loaded) if self.loaded is not None else None,
         }
         env = {**os.environ, "ESBUILD_BINARY_PATH": str(self.esbuild.path)}
         command = [node, str(HOST / "host.mjs")]
@@ -140,7 +142,8 @@ class StyleHost:
         messages = [_message(m, "error") for m in answer["errors"]]
         messages += [_message(m, "warning") for m in answer["warnings"]]
         reads = tuple(str(p) for p in answer["reads"])
-        return EsbuildRun(0 if answer["ok"] else 1, done.stderr, list(done.command), tuple(messages), reads)
+        loaded = tuple((str(f), str(c)) for f, c in answer.get("loaded", []))
+        return EsbuildRun(0 if answer["ok"] else 1, done.stderr, list(done.command), tuple(messages), reads, loaded)
 
 
 def _message(m: dict[str, Any], severity: str) -> Message:

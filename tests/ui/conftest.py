@@ -73,9 +73,9 @@ def react_modules(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 REALWORLD = Path(__file__).resolve().parent / "realworld"
-REALWORLD_PROJECTS = (REALWORLD, REALWORLD / "tailwind3")
-"""The npm projects of the real-world fixtures, each pinned by its package-lock.json: the shared one, and
-Tailwind v3's own (the shared one holds Tailwind v4)."""
+REALWORLD_PROJECTS = (REALWORLD, REALWORLD / "tailwind3", REALWORLD / "slider")
+"""The npm projects of the real-world fixtures, each pinned by its package-lock.json: the shared one,
+Tailwind v3's own (the shared one holds Tailwind v4), and react-slick's (a CommonJS component library)."""
 
 
 def install_realworld() -> None:

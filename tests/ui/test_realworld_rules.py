@@ -269,7 +269,7 @@ def test_a_vite_import_suffix_is_named_not_blamed_on_the_library(make_pkg, build
     with pytest.raises(DiagnosedError) as err:
         build(root)
     [d] = err.value.diagnostics
-    assert (d.code, d.line) == ("NB1900", 1)
+    assert (d.code, d.line) == ("NB1925", 1)
     assert (d.hint or "").startswith('"?url" is a Vite import suffix, which this build does not know: import the file')
 
 
@@ -290,7 +290,7 @@ def test_an_import_a_library_does_not_export_names_the_installed_version(make_pk
     found = [(d.code, d.file, d.line, d.hint) for d in err.value.diagnostics]
     assert found == [
         (
-            "NB1900",
+            "NB1925",
             "src/app/host.tsx",
             1,
             'the installed tables@9.0.1 has no export named "useReactTable": check the import against that '
@@ -298,7 +298,7 @@ def test_an_import_a_library_does_not_export_names_the_installed_version(make_pk
             "written for (npm install tables@<version>)",
         ),
         (
-            "NB1900",
+            "NB1925",
             "src/app/host.tsx",
             2,
             "the installed tables@9.0.1 has no default export: check the import against that version's API (a new "
@@ -306,7 +306,7 @@ def test_an_import_a_library_does_not_export_names_the_installed_version(make_pk
             "(npm install tables@<version>)",
         ),
         (
-            "NB1900",
+            "NB1925",
             "src/app/host.tsx",
             3,
             'src/app/local.ts has no export named "missing": check the name (exports are case-sensitive), '

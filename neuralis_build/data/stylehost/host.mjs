@@ -4,8 +4,10 @@
 // installed: sass (or sass-embedded) for .scss/.sass, less for .less, and PostCSS with the package's own
 // config for every stylesheet when the package has one. Nothing here compiles CSS itself.
 //
-// Request (JSON on stdin): {root, modules, options, metafile, postcss, mode}. Answer (JSON on stdout):
-// {ok, errors, warnings, reads}; the build's files and metafile are written like the CLI writes them.
+// Request (JSON on stdin): {root, modules, options, metafile, postcss, mode, loaded}. Answer (JSON on stdout):
+// {ok, errors, warnings, reads, loaded}; the build's files and metafile are written like the CLI writes them,
+// and each stylesheet as the tools handed it to esbuild into the folder `loaded` names (answer.loaded:
+// [stylesheet, copy] pairs), for the build to read what its host.css is made of.
 
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -21,6 +23,7 @@ const root = request.root;
 const own = createRequire(path.join(request.modules, "package.json")); // the toolchain's esbuild and config loader
 const author = createRequire(path.join(root, "package.json")); // the author's tools, resolved as Node would
 const reads = new Set(); // files the tools read that esbuild's metafile cannot know (partials, configs)
+const loaded = []; // [stylesheet, copy of what esbuild got]
 
 process.env.NODE_ENV ??= request.mode; // what a PostCSS config function and Tailwind read
 
@@ -222,6 +225,11 @@ async function load(args) {
     throw error;
   }
   const contents = compiled.map ? compiled.css + inlineMap(compiled.map, file) : compiled.css;
+  if (request.loaded) {
+    const copy = path.join(request.loaded, `${loaded.length}.css`);
+    await fs.promises.writeFile(copy, contents);
+    loaded.push([file, copy]);
+  }
   return {
     contents,
     loader: LOCAL.test(file) ? "local-css" : "css",
@@ -250,7 +258,7 @@ function message(m) {
   };
 }
 
-const answer = { ok: false, errors: [], warnings: [], reads: [] };
+const answer = { ok: false, errors: [], warnings: [], reads: [], loaded: [] };
 try {
   const esbuild = own("esbuild");
   const result = await esbuild.build({
@@ -268,5 +276,6 @@ try {
   Object.assign(answer, { errors: error.errors.map(message), warnings: (error.warnings ?? []).map(message) });
 }
 answer.reads = [...reads].sort();
+answer.loaded = loaded;
 process.stdout.write(JSON.stringify(answer));
 process.exitCode = answer.ok ? 0 : 1;
