@@ -23,7 +23,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.util.diagnostics import Diagnostic, code
 
 if TYPE_CHECKING:
     from typing import Any

@@ -39,13 +39,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neuralis_build.diagnostics import Diagnostic, code
+from neuralis_build.util.diagnostics import Diagnostic, code
 
 if TYPE_CHECKING:
     from typing import Any
 
+    from neuralis_build.esbuild.runner import EsbuildRunner, Message
     from neuralis_build.ui.env import Mode
-    from neuralis_build.ui.esbuild import EsbuildRunner, Message
 
 NB1925 = code("NB1925", "ui-missing-export", "an import or re-export names a binding its target does not export")
 
@@ -125,7 +125,7 @@ def unbound_imports(
     mayreexport = candidates(root, meta)
     if not mayreexport:
         return []
-    from neuralis_build.ui import outdir as folders
+    from neuralis_build.util import outdir as folders
 
     folder = folders.staging_dir(root / folders.DIST, folders.UI_STAGING)
     try:
@@ -160,8 +160,8 @@ class _Check:
         self.installed: dict[Path, dict[str, str]] = {}  # copy → installed file it imports → the specifier
 
     def run(self, args: Sequence[str]) -> tuple[int, list[Message]]:
+        from neuralis_build.esbuild.runner import parse_messages
         from neuralis_build.ui.driver import LOG_FLAGS
-        from neuralis_build.ui.esbuild import parse_messages
 
         done = self.esbuild.run([*args, *LOG_FLAGS], self.root)
         return done.returncode, parse_messages(done.stderr)
@@ -441,7 +441,7 @@ def _refused(found: Found, entry: str) -> list[int]:
     """The missing names to refuse: each first cause (not missing only because another is) that is used as a
     value; or that the entry exports as the install function the host calls, or from a file that cannot hold
     a type (an asset, a stylesheet, JSON): the module would lack the export, and no type explains it."""
-    from neuralis_build.ui.verdict import INSTALL_EXPORT
+    from neuralis_build.record.verdict import INSTALL_EXPORT
 
     def exported_by_entry(m: Missing) -> bool:
         return m.copy.source == entry and bool(m.exported)

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from neuralis_build.util.diagnostics import Code
 
 WHERE: dict[str, tuple[str, ...]] = {
-    "neuralis_build.util.archivepath": ("NB1803",),
     "neuralis_build.check": ("NB0009", "NB0120", "NB0121"),
     "neuralis_build.image.contests": ("NB1820", "NB1821", "NB1822", "NB1823"),
     "neuralis_build.image.dependencies": ("NB1814",),
@@ -160,6 +159,7 @@ WHERE: dict[str, tuple[str, ...]] = {
         "NB0108",
     ),
     "neuralis_build.npm.exports": ("NB1707", "NB1708"),
+    "neuralis_build.npm.resolve": ("NB1917",),
     "neuralis_build.outputs.buildmode": ("NB1617",),
     "neuralis_build.outputs.rules": ("NB1603", "NB1612", "NB1615", "NB1616"),
     "neuralis_build.pack.coverage": ("NB1704", "NB1705", "NB1706"),
@@ -179,18 +179,6 @@ WHERE: dict[str, tuple[str, ...]] = {
         "NB0008",
         "NB0010",
     ),
-    "neuralis_build.ui.compiletime": ("NB1922",),
-    "neuralis_build.ui.declaration": ("NB1908", "NB1909", "NB1910"),
-    "neuralis_build.ui.driver": ("NB1900", "NB1901"),
-    "neuralis_build.ui.duplicates": ("NB1923", "NB1924"),
-    "neuralis_build.ui.entry": ("NB1902", "NB1912"),
-    "neuralis_build.ui.env": ("NB1915",),
-    "neuralis_build.ui.imports": ("NB1904", "NB1905"),
-    "neuralis_build.ui.metaurl": ("NB1918",),
-    "neuralis_build.ui.nodebuiltins": ("NB1919",),
-    "neuralis_build.npm.resolve": ("NB1917",),
-    "neuralis_build.ui.stylesheets": ("NB1920", "NB1921"),
-    "neuralis_build.ui.tsconfig": ("NB1916",),
     "neuralis_build.record.verdict": (
         "NB1601",
         "NB1602",
@@ -205,6 +193,20 @@ WHERE: dict[str, tuple[str, ...]] = {
         "NB1613",
         "NB1614",
     ),
+    "neuralis_build.ui.compiletime": ("NB1922",),
+    "neuralis_build.ui.declaration": ("NB1908", "NB1909", "NB1910"),
+    "neuralis_build.ui.driver": ("NB1900", "NB1901"),
+    "neuralis_build.ui.duplicates": ("NB1923", "NB1924"),
+    "neuralis_build.ui.entry": ("NB1902", "NB1912"),
+    "neuralis_build.ui.env": ("NB1915",),
+    "neuralis_build.ui.globalcss": ("NB1926",),
+    "neuralis_build.ui.imports": ("NB1904", "NB1905"),
+    "neuralis_build.ui.metaurl": ("NB1918",),
+    "neuralis_build.ui.nodebuiltins": ("NB1919",),
+    "neuralis_build.ui.stylesheets": ("NB1920", "NB1921"),
+    "neuralis_build.ui.tsconfig": ("NB1916",),
+    "neuralis_build.ui.unbound": ("NB1925",),
+    "neuralis_build.util.archivepath": ("NB1803",),
 }
 """Each module that declares codes, and the codes it declares."""
 

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from neuralis_build.errors import DiagnosedError
+from neuralis_build.util.errors import DiagnosedError
 from tests.ui.ui_helpers import HOST_TSX, snapshot, ui_manifest
 
 pytestmark = pytest.mark.e2e
