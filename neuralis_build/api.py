@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from neuralis_build.dev.session import DevOptions
     from neuralis_build.dev.state import BuildReport
     from neuralis_build.doctor import ToolStatus
-    from neuralis_build.explain import Entry
+    from neuralis_build.explain import Explanation
     from neuralis_build.hostprofile import HostProfile
     from neuralis_build.image.build import BuildInterrupted, PackageFinished
     from neuralis_build.image.diffmodel import ImageDiff, PackageChange
@@ -61,7 +61,7 @@ __all__ = [
     "BuildReport",
     "Change",
     "DevOptions",
-    "Entry",
+    "Explanation",
     "Failed",
     "Folders",
     "HostProfile",
@@ -128,7 +128,7 @@ _LAZY = {
     "BuildReport": "neuralis_build.dev.state",
     "Change": "neuralis_build.scaffold.update",
     "DevOptions": "neuralis_build.dev.session",
-    "Entry": "neuralis_build.explain",
+    "Explanation": "neuralis_build.explain",
     "Folders": "neuralis_build.workspaces",
     "HostProfile": "neuralis_build.hostprofile",
     "ImageDiff": "neuralis_build.image.diffmodel",
@@ -353,7 +353,7 @@ def redirect_page(url: str, folder: Path) -> Path:
     return page(url, folder)
 
 
-def explain(code: str) -> Entry:
+def explain(code: str) -> Explanation:
     """The rule behind a diagnostic code (or its slug): why, a bad and a good example."""
     from neuralis_build.explain import lookup
 

@@ -17,7 +17,7 @@ from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
     from neuralis_build.model.block import Block
-    from neuralis_build.outputs import Found
+    from neuralis_build.outputs import OutputFacts
 
 NB0120 = code("NB0120", "not-neuralis", "package.json has no neuralis block, so the host never loads it")
 NB0121 = code("NB0121", "reference-only", "a referenceOnly package is installed but never loaded or validated")
@@ -112,7 +112,7 @@ class JudgedParts:
 
     block: Block
     dropped: frozenset[str]
-    found: Found
+    found: OutputFacts
 
 
 def _result(package: Package, trust: Trust, items: list[Diagnostic], parts: JudgedParts | None = None) -> JudgedPackage:

@@ -26,7 +26,7 @@ SPEC_PREFIX = "spec: "
 
 
 @dataclass(frozen=True)
-class Entry:
+class Explanation:
     """One code explained: the registry's slug and summary, then the rule, its reason and two examples."""
 
     code: Code
@@ -62,16 +62,16 @@ def raw_entries() -> dict[str, dict[str, str]]:
     return found
 
 
-def entries() -> dict[str, Entry]:
+def entries() -> dict[str, Explanation]:
     """Every stored entry joined with its code."""
     return {c: _entry(c, fields) for c, fields in raw_entries().items() if codes.known(c)}
 
 
-def _entry(code_id: str, fields: dict[str, str]) -> Entry:
-    return Entry(codes.lookup(code_id), **{k: fields[k] for k in FIELDS})
+def _entry(code_id: str, fields: dict[str, str]) -> Explanation:
+    return Explanation(codes.lookup(code_id), **{k: fields[k] for k in FIELDS})
 
 
-def lookup(query: str) -> Entry:
+def lookup(query: str) -> Explanation:
     """The entry for a code (``NB0501``, any case) or a slug (``surface-kind``); else a usage error with a guess."""
     wanted = query.strip()
     stored = raw_entries()

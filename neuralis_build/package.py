@@ -14,7 +14,7 @@ from neuralis_build.npm.fields import NpmFields, npm_fields
 from neuralis_build.npm.packagejson import MANIFEST, decode, read_package_json
 from neuralis_build.util.diagnostics import Diagnostic, code
 from neuralis_build.util.errors import DiagnosedError, UsageError
-from neuralis_build.util.jsonpointer import SourceMap, split
+from neuralis_build.util.jsonpointer import PointerMap, split
 from neuralis_build.util.limits import MAX_JSON_BYTES, MAX_JSON_DEPTH
 from neuralis_build.util.regularfile import NotRegularFile, TooLarge, size_text
 from neuralis_build.util.strictjson import JSONProblem, JSONRefused, parse, position
@@ -52,7 +52,7 @@ class Package:
     root: Path
     raw: bytes
     manifest: dict[str, Any]
-    source: SourceMap = field(repr=False)
+    source: PointerMap = field(repr=False)
 
     @cached_property
     def npm(self) -> NpmFields:
@@ -101,7 +101,7 @@ class Package:
     def contract(self) -> Contract:
         return discover(self.root)
 
-    def written(self, pointer: str) -> Any:
+    def as_written(self, pointer: str) -> Any:
         """The value at ``pointer`` as package.json spells it, whatever its type; ``ABSENT`` when there is none.
 
         For messages and hints that quote what the author wrote (a wrong type included); decisions read
@@ -145,7 +145,7 @@ _SUMMARY = {
 }
 
 
-def _json_diagnostic(problem: JSONProblem, text: str, source: SourceMap) -> Diagnostic:
+def _json_diagnostic(problem: JSONProblem, text: str, source: PointerMap) -> Diagnostic:
     """A refusal of the JSON text as a diagnostic, located by its offset or its pointer."""
     where = position(problem, text, source)
     message = f"package.json is not valid JSON: {problem.message}" if problem.kind == "syntax" else problem.message
@@ -186,7 +186,7 @@ def parse_manifest(raw: bytes, root: Path) -> Package:
     try:
         data = parse(text)
     except JSONRefused as exc:
-        source = SourceMap(text)
+        source = PointerMap(text)
         found = [_json_diagnostic(p, text, source) for p in exc.problems]
         raise _fail(f"package.json {_SUMMARY[exc.problems[0].kind]}", found[0], *found[1:]) from None
     if not isinstance(data, dict):
@@ -201,7 +201,7 @@ def parse_manifest(raw: bytes, root: Path) -> Package:
             1,
         )
         raise _fail("package.json is not an object", d)
-    return Package(root=root, raw=raw, manifest=data, source=SourceMap(text))
+    return Package(root=root, raw=raw, manifest=data, source=PointerMap(text))
 
 
 def load_package(path: Path | str) -> Package:

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neuralis_build.util.jsonpointer import MAX_DUPLICATES, SourceMap, first_too_deep, join
+from neuralis_build.util.jsonpointer import MAX_DUPLICATES, PointerMap, first_too_deep, join
 
 TRICKY = (
     '{\r\n  "a\\"b": "\\ud83d\\ude00 😀 \\\\",\r\n'
@@ -19,7 +19,7 @@ TRICKY = (
 
 
 def test_each_pointer_names_the_line_and_column_of_its_key_or_value_on_tricky_input() -> None:
-    source = SourceMap(TRICKY)
+    source = PointerMap(TRICKY)
     assert source.locate("") == (1, 1)
     assert source.locate('/a"b') == (2, 3)  # a member sits at its key
     assert source.locate("/A") == (3, 3)  # the key \u0041 is "A", as JSON.parse reads it
@@ -32,14 +32,14 @@ def test_each_pointer_names_the_line_and_column_of_its_key_or_value_on_tricky_in
 
 
 def test_a_pointer_past_what_the_text_holds_names_its_nearest_ancestor() -> None:
-    source = SourceMap(TRICKY)
+    source = PointerMap(TRICKY)
     assert source.locate("/A/2") == source.locate("/A/01") == source.locate("/A/-1") == (3, 3)
     assert source.locate("/A/1/x~1y~0z/0") == (3, 28)  # inside a string
     assert source.locate("/missing/deeper") == (1, 1)
 
 
 def test_a_text_cut_short_keeps_what_was_located_before_the_cut() -> None:
-    source = SourceMap('{"a": [1, 2], "b": {"c": [3, ')
+    source = PointerMap('{"a": [1, 2], "b": {"c": [3, ')
     assert source.locate("/a/1") == (1, 11)
     assert source.locate("/b/c/0") == (1, 27)
     assert source.locate("/b/c/1") == (1, 30)  # where the missing value would start: the end of the text
@@ -48,7 +48,7 @@ def test_a_text_cut_short_keeps_what_was_located_before_the_cut() -> None:
 
 def test_repeats_are_named_at_the_repeat_and_the_first_and_counted_past_the_kept_ones() -> None:
     members = ", ".join(f'"k": "{i:02d}"' for i in range(MAX_DUPLICATES + 6))  # 11 characters apart
-    source = SourceMap('{"o": {' + members + "}}")
+    source = PointerMap('{"o": {' + members + "}}")
     repeats = source.duplicate_keys()
     assert len(repeats) == MAX_DUPLICATES + 1 and source.duplicate_count == MAX_DUPLICATES + 5
     assert repeats[0] == ("/o/k", (1, 19), (1, 8))
@@ -120,7 +120,7 @@ def offset_of(text: str, line: int, column: int) -> int:
 def test_every_pointer_leads_to_where_its_key_and_value_are_written(text: str) -> None:
     decoder = json.JSONDecoder()
     data = json.loads(text)
-    source = SourceMap(text)
+    source = PointerMap(text)
     for pointer, value, key in pointers(data):
         where = source.locate(pointer)
         assert where is not None, pointer

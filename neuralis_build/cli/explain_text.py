@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from neuralis_build.api import Entry
+    from neuralis_build.api import Explanation
 
 
 def _indented(text: str) -> str:
     return "\n".join(f"  {line}" if line else "" for line in text.splitlines())
 
 
-def print_entry(console: Console, entry: Entry) -> None:
+def print_entry(console: Console, entry: Explanation) -> None:
     """Print one entry; examples stay verbatim (no wrapping), so they can be copied."""
     from rich.markup import escape
 

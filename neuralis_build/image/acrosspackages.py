@@ -13,13 +13,13 @@ from neuralis_build.image.contests import Facts, Registry, ToolContest, settle_t
 from neuralis_build.image.moduleverdict import reported
 from neuralis_build.image.nodecheck import NodeVerdicts, check_with_node
 from neuralis_build.image.spec import ImageSpec
-from neuralis_build.image.standing import Member
+from neuralis_build.image.standing import Weighed
 from neuralis_build.image.tree import NB1812, Tree
 from neuralis_build.image.work import Work
 
 
-def _loaded(works: list[Work], tree: Tree) -> list[tuple[Member, Facts]]:
-    pairs: list[tuple[Member, Facts | None]] = [(w, w.facts) for w in works] + [(f, f.facts) for f in tree.found]
+def _loaded(works: list[Work], tree: Tree) -> list[tuple[Weighed, Facts]]:
+    pairs: list[tuple[Weighed, Facts | None]] = [(w, w.facts) for w in works] + [(f, f.facts) for f in tree.found]
     return [(m, f) for m, f in pairs if f is not None and m.loaded]
 
 
@@ -35,7 +35,7 @@ def settle(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) ->
     A package refused here takes out whatever needs it, like any refused package.
     """
     registry = Registry(host.platform_config_keys)
-    losers: list[Member] = []
+    losers: list[Weighed] = []
     for member, facts in sorted(_loaded(works, tree), key=lambda pair: pair[0].own.id or ""):
         problems = registry.conflicts(facts)
         if problems:

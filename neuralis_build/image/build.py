@@ -234,13 +234,13 @@ def _attempt(run: _Run, *, keep_tree: bool) -> ImageResult:
         judge_modules(works, tree, host)
         conflicts, node_record = closure_facts(works, tree, host, cache if kept is not None else None)
         # 6. npm's engine check against the host's Node; each package whose install script never ran, loaded once
-        runs = natives.at_run_time(tree.closure, tree.written, tree.root, host, run.jobs)
+        runs = natives.at_run_time(tree.closure, tree.package_facts, tree.root, host, run.jobs)
         conflicts += runs.conflicts
         if runs.loaded.note is not None:
             run.notes.append(runs.loaded.note)
         # the report's rows, made once: each package's own verdict and what the rules across packages added
         outcomes = [w.outcome for w in works] + [f.outcome for f in tree.found]
-        installed = installed_of(tree.closure, tree.written)
+        installed = installed_of(tree.closure, tree.package_facts)
         run.notes.extend(n for n in cache.notes if n not in run.notes)
         result = ImageResult(
             out,

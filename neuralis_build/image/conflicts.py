@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from neuralis_build.image.graph import Closure
-from neuralis_build.image.materialize import Written
+from neuralis_build.image.materialize import PackageFacts
 from neuralis_build.npm.ranges import satisfies
 from neuralis_build.util.trust import Trust
 
@@ -69,11 +69,11 @@ class Conflict:
         return {"kind": self.kind, "name": self.name, "severity": self.severity, "message": self.message}
 
 
-def installed_of(closure: Closure, written: dict[str, Written]) -> list[Installed]:
+def installed_of(closure: Closure, package_facts: dict[str, PackageFacts]) -> list[Installed]:
     """Every placed package, sorted by path."""
     out = []
     for path, p in sorted(closure.placed.items()):
-        own = written.get(path)
+        own = package_facts.get(path)
         flags = tuple(
             f for f, on in (("bundled", p.node.in_bundle), ("optional", p.node.optional), ("peer", p.node.peer)) if on
         )

@@ -18,10 +18,10 @@ from pathlib import Path
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.contests import Facts, facts_of
 from neuralis_build.image.graph import Closure, Placed
-from neuralis_build.image.materialize import Written
+from neuralis_build.image.materialize import PackageFacts
 from neuralis_build.image.moduleverdict import module_verdict_codes
 from neuralis_build.image.report import PackageOutcome, Status
-from neuralis_build.image.standing import Member
+from neuralis_build.image.standing import Weighed
 from neuralis_build.npm.packagejson import MANIFEST
 from neuralis_build.package import Package, load_package
 from neuralis_build.util.diagnostics import Diagnostic, code, has_errors
@@ -75,7 +75,7 @@ def judge_staged(staged: Package | Path, trust: Trust, host: HostProfile) -> Sta
 
 
 @dataclass
-class Found(Member):
+class FoundDependency(Weighed):
     """A dependency the host loads (or refuses): its own row, its claims and every place it is installed."""
 
     facts: Facts | None
@@ -86,26 +86,26 @@ class Found(Member):
         return [p.path for p in self.placed]
 
 
-def _ident(written: Written, fallback: str) -> str:
-    ident = written.block.id if written.block is not None else None
+def _ident(package_facts: PackageFacts, fallback: str) -> str:
+    ident = package_facts.block.id if package_facts.block is not None else None
     return ident or fallback
 
 
 def discover(
     closure: Closure,
-    written: Mapping[str, Written],
+    package_facts: Mapping[str, PackageFacts],
     staging: Path,
     host: HostProfile,
     listed_ids: Mapping[str, str],
-) -> list[Found]:
+) -> list[FoundDependency]:
     """Judge every installed dependency that carries a ``neuralis`` block; ``listed_ids`` maps id → listed label."""
     groups: dict[str, list[Placed]] = {}
     for path, placed in sorted(closure.placed.items()):
-        own = written.get(path)
+        own = package_facts.get(path)
         if path in closure.listed or own is None or not own.is_neuralis:
             continue
         groups.setdefault(_ident(own, placed.node.package_name), []).append(placed)
-    found: list[Found] = []
+    found: list[FoundDependency] = []
     for ident, members in sorted(groups.items()):
         members.sort(key=lambda p: (_RANK[p.trust], len(p.chain), p.path))
         kinds: dict[tuple[str, str, str | None], list[Placed]] = {}
@@ -131,7 +131,7 @@ def discover(
                 chain=best.chain,
                 paths=tuple(p.path for p in same),
             )
-            found.append(Found(outcome, verdict.facts, same))
+            found.append(FoundDependency(outcome, verdict.facts, same))
     return found
 
 

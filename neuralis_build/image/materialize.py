@@ -34,7 +34,7 @@ IMPLICIT_GYP = "node-gyp rebuild"
 
 
 @dataclass(frozen=True)
-class Written:
+class PackageFacts:
     """One installed package's own facts, read once from its package.json."""
 
     npm: NpmFields
@@ -43,18 +43,18 @@ class Written:
     scripts: dict[str, str]  # the install scripts that were not run (an implicit node-gyp included)
 
 
-def written_of(manifest: dict[str, Any], has_gyp: bool) -> Written:
+def written_of(manifest: dict[str, Any], has_gyp: bool) -> PackageFacts:
     """The facts of one installed package.json object."""
     npm = npm_fields(manifest)
     block = block_of(manifest)
-    return Written(npm, "neuralis" in manifest, block, install_scripts(npm, has_gyp))
+    return PackageFacts(npm, "neuralis" in manifest, block, install_scripts(npm, has_gyp))
 
 
 @dataclass
 class Materialized:
     """What the write produced: each path's facts, and the nodes whose tarball broke a rule."""
 
-    written: dict[str, Written] = field(default_factory=dict)
+    package_facts: dict[str, PackageFacts] = field(default_factory=dict)
     refused: dict[str, ArchiveRefused] = field(default_factory=dict)
 
 
@@ -92,7 +92,7 @@ def manifest_of(read: PackageJson) -> dict[str, Any]:
     return read.object or {}
 
 
-def facts_of_folder(folder: Path) -> Written:
+def facts_of_folder(folder: Path) -> PackageFacts:
     """The facts of a package already on disk (a listed one, or a bundled one inside its parent)."""
     return written_of(read_manifest(folder), (folder / "binding.gyp").is_file())
 
@@ -126,7 +126,7 @@ def materialize(
             if target.exists():
                 shutil.rmtree(target)  # a non-bundled node_modules/<x> its parent's tarball shipped (links only)
             link(got.entry, target)
-            out.written[node.path] = got.written
+            out.package_facts[node.path] = got.package_facts
 
         # linking many small files waits on the file system, not the CPU: more threads than cores pay off
         with ThreadPoolExecutor(max_workers=max(4, 4 * jobs)) as pool:
@@ -140,9 +140,9 @@ def materialize(
         at.parent.mkdir(parents=True, exist_ok=True)
         os.symlink(os.path.relpath(staging.joinpath(*target.split("/")), at.parent), at)
     for node in nodes:
-        if node.in_bundle and node.path not in out.written:
+        if node.in_bundle and node.path not in out.package_facts:
             try:
-                out.written[node.path] = facts_of_folder(staging.joinpath(*node.path.split("/")))
+                out.package_facts[node.path] = facts_of_folder(staging.joinpath(*node.path.split("/")))
             except ArchiveRefused as exc:
                 out.refused[node.path] = exc  # its parent's tarball shipped it so: the parent needs it
     return out

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class ModuleVerdict:
+class ReportedVerdict:
     """Accepted, or refused with a reason a person can act on."""
 
     status: Literal["accepted", "refused"]
@@ -40,7 +40,7 @@ def module_verdict_codes() -> frozenset[str]:
     return VERDICT_CODES
 
 
-def reported(verdict: CheckedVerdict, host: HostProfile, published: Collection[str]) -> ModuleVerdict:
+def reported(verdict: CheckedVerdict, host: HostProfile, published: Collection[str]) -> ReportedVerdict:
     """check's verdict on a module, for a host that hands it its shared modules and ``published`` ids."""
     again = verdict.against(set(host.shared_modules) | set(published))
-    return ModuleVerdict("accepted") if again.accepted else ModuleVerdict("refused", again.explained)
+    return ReportedVerdict("accepted") if again.accepted else ReportedVerdict("refused", again.explained)

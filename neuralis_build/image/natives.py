@@ -39,7 +39,7 @@ from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image import confine
 from neuralis_build.image.conflicts import Conflict, engine_conflicts
 from neuralis_build.image.graph import Closure
-from neuralis_build.image.materialize import Written
+from neuralis_build.image.materialize import PackageFacts
 from neuralis_build.image.nodecheck import node_version
 from neuralis_build.util.errors import UserError
 from neuralis_build.util.process import which
@@ -176,9 +176,9 @@ def gyp_addon(folder: Path) -> str | None:
     return None
 
 
-def needs_loading(written: Written | None) -> bool:
+def needs_loading(package_facts: PackageFacts | None) -> bool:
     """A package with an install script (a ``binding.gyp`` implies ``node-gyp rebuild``)."""
-    return written is not None and bool(written.scripts)
+    return package_facts is not None and bool(package_facts.scripts)
 
 
 @dataclass(frozen=True)
@@ -192,12 +192,12 @@ class Loaded:
 
 
 def load_all(
-    closure: Closure, written: Mapping[str, Written], root: Path, jobs: int, provided: Collection[str] = ()
+    closure: Closure, package_facts: Mapping[str, PackageFacts], root: Path, jobs: int, provided: Collection[str] = ()
 ) -> Loaded:
     """Load every placed package that has an install script, ``jobs`` at a time, in the sandbox over the tree
     under ``root`` (read-only); where this machine has no sandbox, none is loaded. A package that needs one of
     ``provided`` (what the host provides, which the image does not install) cannot be checked."""
-    paths = [p for p in sorted(closure.placed) if needs_loading(written.get(p))]
+    paths = [p for p in sorted(closure.placed) if needs_loading(package_facts.get(p))]
     if not paths:
         return Loaded({})
     node = which("node", "install Node.js 20 or later; the image build loads native modules with node")
@@ -208,7 +208,7 @@ def load_all(
         )
         return Loaded(dict.fromkeys(paths, Load("not-checked", f"no sandbox on this machine ({box.reason})")), note)
     before = confine.snapshot(root / MODULES)
-    loads = _Loads(box, closure, written, root, sorted(provided))
+    loads = _Loads(box, closure, package_facts, root, sorted(provided))
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         verdicts = dict(zip(paths, pool.map(loads.load, paths), strict=True))
     note = "packages with install scripts were loaded in the sandbox (bubblewrap: no network, no secrets)"
@@ -222,9 +222,15 @@ class _Loads:
     """The loads of one build: the sandbox, the tree it mounts read-only, and when each load ran."""
 
     def __init__(
-        self, box: Sandbox, closure: Closure, written: Mapping[str, Written], root: Path, provided: list[str]
+        self, box: Sandbox, closure: Closure, package_facts: Mapping[str, PackageFacts], root: Path, provided: list[str]
     ) -> None:
-        self.box, self.closure, self.written, self.root, self.provided = box, closure, written, root, provided
+        self.box, self.closure, self.package_facts, self.root, self.provided = (
+            box,
+            closure,
+            package_facts,
+            root,
+            provided,
+        )
         self.mounts = [Mount(root / MODULES, f"{confine.INSIDE}/{MODULES}")]
         self.windows: list[confine.Window] = []
 
@@ -234,7 +240,7 @@ class _Loads:
         node = self.closure.placed[path].node
         parent = folder.parents[len(node.name.split("/"))]  # node.name: the folder require() goes by (an alias's)
         has_gyp = (folder / "binding.gyp").is_file()
-        npm = self.written[path].npm
+        npm = self.package_facts[path].npm
         deps = set(npm.dependencies) | set(npm.optional_dependencies)
         loader = next((d for d in LOADERS if d in deps), "") if has_gyp else "none"
         target = gyp_addon(folder) if has_gyp else None
@@ -286,7 +292,9 @@ BUILTIN = ("shipped", "host-dependency")
 """The install classes whose packages the host loads as its own (first-party): one that cannot load fails the image."""
 
 
-def load_conflicts(closure: Closure, written: Mapping[str, Written], loads: Mapping[str, Load]) -> list[Conflict]:
+def load_conflicts(
+    closure: Closure, package_facts: Mapping[str, PackageFacts], loads: Mapping[str, Load]
+) -> list[Conflict]:
     """A conflict for each package that fails to load: an error when a builtin-class package brings it in. One
     that did what the check forbids (the network, a write) could not be judged: a warning, whoever needs it."""
     out = []
@@ -306,7 +314,7 @@ def load_conflicts(closure: Closure, written: Mapping[str, Written], loads: Mapp
             out.append(Conflict("load", name, "warning", message, path))
         if load.status != "fails":
             continue
-        scripts = "; ".join(f"{k}: {v}" for k, v in sorted(written[path].scripts.items()))
+        scripts = "; ".join(f"{k}: {v}" for k, v in sorted(package_facts[path].scripts.items()))
         builtin = placed.install_class in BUILTIN
         out.append(
             Conflict(
@@ -355,11 +363,11 @@ class AtRunTime:
 
 
 def at_run_time(
-    closure: Closure, written: Mapping[str, Written], root: Path, host: HostProfile, jobs: int
+    closure: Closure, package_facts: Mapping[str, PackageFacts], root: Path, host: HostProfile, jobs: int
 ) -> AtRunTime:
     """The host's Node (its profile's ``nodeVersion``, else the node on PATH), the engine conflicts and the loads."""
     node = host.node_version or node_version()
     where = "the host profile's nodeVersion" if host.node_version else "the node on PATH, as no nodeVersion is set"
-    loaded = load_all(closure, written, root, jobs, host.provided_packages)
-    conflicts = engine_conflicts(closure, node, where) + load_conflicts(closure, written, loaded.loads)
+    loaded = load_all(closure, package_facts, root, jobs, host.provided_packages)
+    conflicts = engine_conflicts(closure, node, where) + load_conflicts(closure, package_facts, loaded.loads)
     return AtRunTime(node, loaded, conflicts)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.conflicts import Conflict, Installed
 from neuralis_build.image.contests import ToolContest
-from neuralis_build.image.moduleverdict import ModuleVerdict
+from neuralis_build.image.moduleverdict import ReportedVerdict
 from neuralis_build.util.diagnostics import Diagnostic
 from neuralis_build.util.trust import InstallClass, Trust
 
@@ -35,7 +35,7 @@ class PackageOutcome:
     version: str | None = None
     status: Status = "loaded"
     diagnostics: tuple[Diagnostic, ...] = ()
-    module: ModuleVerdict | None = None
+    module: ReportedVerdict | None = None
     cached: bool = False
     path: str | None = None  # where it is installed (node_modules/…), None when refused before installing
     chain: tuple[str, ...] = ()  # the listed package and the dependencies that bring it in

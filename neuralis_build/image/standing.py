@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from neuralis_build.image.moduleverdict import ModuleVerdict
+from neuralis_build.image.moduleverdict import ReportedVerdict
 from neuralis_build.image.report import PackageOutcome
 from neuralis_build.util.diagnostics import Diagnostic
 
@@ -21,7 +21,7 @@ class Standing:
 
     refused: bool = False
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    module: ModuleVerdict | None = None
+    module: ReportedVerdict | None = None
 
     def refuse(self, *diagnostics: Diagnostic) -> None:
         self.refused = True
@@ -39,7 +39,7 @@ def settled(own: PackageOutcome, standing: Standing) -> PackageOutcome:
 
 
 @dataclass
-class Member:
+class Weighed:
     """One package the rules across packages weigh: its own row, its claims, its standing."""
 
     own: PackageOutcome

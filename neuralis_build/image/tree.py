@@ -14,11 +14,11 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.image.dependencies import Found, discover
+from neuralis_build.image.dependencies import FoundDependency, discover
 from neuralis_build.image.extract import Limits
 from neuralis_build.image.graph import Closure, Root, walk
 from neuralis_build.image.listed import Listed
-from neuralis_build.image.materialize import Written, facts_of_folder, materialize
+from neuralis_build.image.materialize import PackageFacts, facts_of_folder, materialize
 from neuralis_build.image.npmcli import Runner
 from neuralis_build.image.npmlock import MODULES, LockNode, NpmLock
 from neuralis_build.image.registries import Registries, read_registries, scopes_of
@@ -112,8 +112,8 @@ class Tree:
         # left out, any other refuses whoever has it (NB1812); and the same entries of npm's own lock
         self.outside: dict[str, tuple[str, str]] = {}
         self.outside_npm: frozenset[str] = frozenset()
-        self.written: dict[str, Written] = {}
-        self.found: list[Found] = []
+        self.package_facts: dict[str, PackageFacts] = {}
+        self.found: list[FoundDependency] = []
         self.prefetch: Prefetch | None = None  # --frozen: the lock's tarballs, fetched while the packages are checked
 
     def admitted(self) -> list[Work]:
@@ -180,7 +180,7 @@ class Tree:
         if self.kept is not None:
             if self.plan != self.kept:
                 raise Diverged("npm's lock places other packages than the kept tree holds")
-            self.written = self._kept_facts()
+            self.package_facts = self._kept_facts()
             return
         wanted = {node.integrity: Wanted.of(node) for node in self._registry_nodes() if node.integrity}
         if self.prefetch is not None:
@@ -188,9 +188,9 @@ class Tree:
         unpacked = unpack_all(list(wanted.values()), self.tarballs, self.store, self.limits, self.jobs, self.npm)
         links = links_of(self.closure.edges, self.closure.placed, self.layout)
         done = materialize(self.closure, self.root, unpacked, self.jobs, self.closure.listed, links)
-        self.written = dict(done.written)
+        self.package_facts = dict(done.package_facts)
         for path in self.closure.listed:
-            self.written[path] = facts_of_folder(self._at(path))
+            self.package_facts[path] = facts_of_folder(self._at(path))
         if done.refused:
             bad = {}
             for path, exc in done.refused.items():
@@ -198,10 +198,10 @@ class Tree:
                 bad[path] = (f"{node.package_name}@{node.version}", f"its registry tarball is refused: {exc.message}")
             self.refuse(bad, NB1813.id)
 
-    def _kept_facts(self) -> dict[str, Written]:
+    def _kept_facts(self) -> dict[str, PackageFacts]:
         """The facts of the kept tree: one read per registry tarball (its copies are links to one entry), and
         one per listed or bundled folder."""
-        by_integrity: dict[str, Written] = {}
+        by_integrity: dict[str, PackageFacts] = {}
         out = {}
         for path, p in sorted(self.closure.placed.items()):
             node = p.node
@@ -228,10 +228,10 @@ class Tree:
     def discover(self) -> None:
         """Judge every installed ``neuralis`` dependency; a refused one takes out the listed packages that need it."""
         listed_ids = {w.own.id: f"the listed {w.own.name}@{w.own.version}" for w in self.works if w.alive and w.own.id}
-        self.found = discover(self.closure, self.written, self.root, self.host, listed_ids)
+        self.found = discover(self.closure, self.package_facts, self.root, self.host, listed_ids)
         self.refuse_found([f for f in self.found if not f.alive])
 
-    def refuse_found(self, refused: list[Found]) -> None:
+    def refuse_found(self, refused: list[FoundDependency]) -> None:
         """Take out the listed packages that need these refused dependencies."""
         bad = {}
         for f in refused:
@@ -310,7 +310,7 @@ class Tree:
             target = self._at(path)
             if target.is_dir():
                 shutil.rmtree(target)
-            self.written.pop(path, None)
+            self.package_facts.pop(path, None)
             self._remove_empty_parents(target)
             if path in linked:
                 self._at(linked[path]).unlink(missing_ok=True)

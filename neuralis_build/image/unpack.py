@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from neuralis_build.image.extract import ArchiveRefused, Entry, Limits, read_tarball
-from neuralis_build.image.materialize import Written, facts_of_folder, manifest_of, written_of
+from neuralis_build.image.materialize import PackageFacts, facts_of_folder, manifest_of, written_of
 from neuralis_build.image.npmcli import Runner, run_npm
 from neuralis_build.image.registries import Registries
 from neuralis_build.image.registrytarballs import Downloads, TarballStore, Wanted, download_workers
@@ -31,7 +31,7 @@ class Unpacked:
     """A registry tarball extracted into the store, with the facts of its package.json (read once)."""
 
     entry: Extracted
-    written: Written
+    package_facts: PackageFacts
 
 
 Outcome = Unpacked | ArchiveRefused

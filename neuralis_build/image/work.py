@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from neuralis_build.image.listed import Listed, outcome_of
 from neuralis_build.image.report import PackageOutcome
-from neuralis_build.image.standing import Member
+from neuralis_build.image.standing import Weighed
 
 if TYPE_CHECKING:
     from neuralis_build.image.contests import Facts
@@ -31,7 +31,7 @@ class PackageFinished:
 
 
 @dataclass
-class Work(Member):
+class Work(Weighed):
     """A listed package past its own stages: what they found (``listed``), its own row, its standing."""
 
     listed: Listed

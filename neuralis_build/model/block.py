@@ -17,7 +17,7 @@ from neuralis_build.model.located import At, Located
 from neuralis_build.model.reader import Json, read
 
 if TYPE_CHECKING:
-    from neuralis_build.util.jsonpointer import SourceMap
+    from neuralis_build.util.jsonpointer import PointerMap
 
 BLOCK = "/neuralis"
 """The pointer of the ``neuralis`` block in package.json."""
@@ -346,12 +346,12 @@ class Block:
         return bool(self.events)
 
 
-def read_block(value: object, source: SourceMap | None = None, dropped: Collection[str] = ()) -> Block | None:
+def read_block(value: object, source: PointerMap | None = None, dropped: Collection[str] = ()) -> Block | None:
     """The block at ``/neuralis`` as typed values (None when it is not an object), leaving out ``dropped``."""
     return read(Block, value, At(BLOCK, source), dropped)
 
 
-def block_of(manifest: Mapping[str, object] | None, source: SourceMap | None = None) -> Block | None:
+def block_of(manifest: Mapping[str, object] | None, source: PointerMap | None = None) -> Block | None:
     """The ``neuralis`` block of a package.json object as typed values (None when absent or not an object)."""
     return read_block(manifest.get("neuralis"), source) if manifest is not None else None
 

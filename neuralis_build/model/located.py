@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from neuralis_build.util.jsonpointer import join
 
 if TYPE_CHECKING:
-    from neuralis_build.util.jsonpointer import SourceMap
+    from neuralis_build.util.jsonpointer import PointerMap
 
 T = TypeVar("T")
 
@@ -18,7 +18,7 @@ class At:
     """A value's JSON pointer in package.json; its line and column come from the source map when asked."""
 
     pointer: str
-    source: SourceMap | None = field(default=None, compare=False, repr=False)
+    source: PointerMap | None = field(default=None, compare=False, repr=False)
 
     def child(self, *tokens: str | int) -> At:
         """The place of a value under this one."""

@@ -118,11 +118,11 @@ def read(cls: type[M], value: Any, at: At, dropped: Collection[str] = ()) -> M |
         else:
             values[name] = default
     if "raw" in cls.__dataclass_fields__:  # type: ignore[attr-defined]
-        values["raw"] = written(value, at.pointer, dropped)
+        values["raw"] = without_dropped(value, at.pointer, dropped)
     return cls(**values)
 
 
-def written(value: Any, pointer: str, dropped: Collection[str]) -> Any:
+def without_dropped(value: Any, pointer: str, dropped: Collection[str]) -> Any:
     """A copy of the JSON ``value`` at ``pointer`` without the dropped values under it (arrays close up)."""
     above: set[str] = set()  # every strict ancestor of a dropped pointer: where the walk must descend
     for gone in dropped:

@@ -19,19 +19,19 @@ if TYPE_CHECKING:
 
 
 @dataclass(slots=True)
-class Found:
+class OutputFacts:
     """What the outputs rules found, beside their diagnostics."""
 
     module_verdict: ModuleVerdict | None = None
     build: BuildState | None = None
 
 
-def judge_outputs(block: Block, c: Checker) -> Found:
+def judge_outputs(block: Block, c: Checker) -> OutputFacts:
     """Run the outputs rules on the typed, trust-filtered block (their diagnostics join the manifest walk's)."""
     from neuralis_build.outputs.buildmode import development_build
     from neuralis_build.outputs.rules import event_outputs, module_outputs, stale_outputs
 
-    found = Found()
+    found = OutputFacts()
     # a development build is judged last: only a module the other rules found built and fresh
     for rule in (module_outputs, event_outputs, stale_outputs, development_build):
         rule(block, c, found)

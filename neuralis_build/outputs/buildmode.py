@@ -18,7 +18,7 @@ from neuralis_build.util.trust import at_least
 
 if TYPE_CHECKING:
     from neuralis_build.model.block import Block
-    from neuralis_build.outputs import Found
+    from neuralis_build.outputs import OutputFacts
 
 NB1617 = code("NB1617", "build-development", "the UI module was built for development (ui --watch), not production")
 
@@ -26,7 +26,7 @@ ENTRY = "/neuralis/app/module/entry"
 PRODUCTION_BUILD = "run the production build: npm run build:ui (neuralis-build ui)"
 
 
-def development_build(block: Block, c: Checker, found: Found) -> None:
+def development_build(block: Block, c: Checker, found: OutputFacts) -> None:
     """The built app.module entry's record says "development": a warning at the entry's line.
 
     Run after the module's own outputs rules: an entry they refused (not built, leading out) is not judged again.

@@ -17,7 +17,7 @@ from neuralis_build.util.trust import at_least
 
 if TYPE_CHECKING:
     from neuralis_build.model.block import Block, Module
-    from neuralis_build.outputs import Found
+    from neuralis_build.outputs import OutputFacts
     from neuralis_build.util.diagnostics import Severity
 
 NB1603 = code("NB1603", "module-css-undeclared", "the build emitted a stylesheet that app.module does not declare")
@@ -29,7 +29,7 @@ MODULE = "/neuralis/app/module"
 REBUILD = "build it: neuralis-build ui (npm run build:ui)"
 
 
-def module_outputs(block: Block, c: Checker, found: Found) -> None:
+def module_outputs(block: Block, c: Checker, found: OutputFacts) -> None:
     """A declared app.module must be built, recorded and acceptable to the host profile."""
     from neuralis_build.npm.resolve import installed_ui_packages
     from neuralis_build.record.verdict import NB1609, judge_module
@@ -70,7 +70,7 @@ def _undeclared_css(root: Path, module: Module, c: Checker) -> None:
         )
 
 
-def event_outputs(block: Block, c: Checker, found: Found) -> None:
+def event_outputs(block: Block, c: Checker, found: OutputFacts) -> None:
     """Each declared event subject must be compiled to dist/src/events/<subject>.js with its exports."""
     from neuralis_build.esbuild.analyze import read_modules
     from neuralis_build.record.verdict import NB1613, NB1614, event_exports_problem
@@ -118,7 +118,7 @@ def _built_outputs(block: Block, c: Checker) -> dict[str, str]:
     return found
 
 
-def stale_outputs(block: Block, c: Checker, found: Found) -> None:
+def stale_outputs(block: Block, c: Checker, found: OutputFacts) -> None:
     """A declared output built from sources that have changed since (what the build read, record/inputs.py).
 
     A warning for check, which judges the package as it is; pack refuses it, since the tarball would

@@ -19,7 +19,7 @@ from neuralis_build.scaffold.merge import GIT_TIMEOUT, Merged, merge_json, merge
 from neuralis_build.scaffold.render import RECORD, PlannedFile
 from neuralis_build.scaffold.templates import get_template
 from neuralis_build.util.errors import SubprocessError, UsageError, UserError
-from neuralis_build.util.jsonpointer import SourceMap
+from neuralis_build.util.jsonpointer import PointerMap
 from neuralis_build.util.printable import shown
 from neuralis_build.util.process import run
 from neuralis_build.util.strictjson import parse
@@ -115,7 +115,7 @@ def read_record(root: Path) -> Record:
         data["toolchainVersion"],
         kept,
         major if isinstance(major, int) and not isinstance(major, bool) else None,
-        SourceMap(text).locate("/toolchainVersion"),
+        PointerMap(text).locate("/toolchainVersion"),
     )
 
 

@@ -45,7 +45,7 @@ def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
             )
         ]
     problems = []
-    has_entry = package.written(f"{MODULE}/entry") is not ABSENT
+    has_entry = package.as_written(f"{MODULE}/entry") is not ABSENT
     entry = module.entry
     if entry != OUT_JS:
         line = _line(package, f"{MODULE}/entry") or _line(package, MODULE)
@@ -54,11 +54,11 @@ def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
                 package,
                 NB1909,
                 f"{MODULE}/entry" if has_entry else MODULE,
-                f"app.module.entry is {_show(package.written(f'{MODULE}/entry'))}, but the build emits {OUT_JS}",
+                f"app.module.entry is {_show(package.as_written(f'{MODULE}/entry'))}, but the build emits {OUT_JS}",
                 f'set "entry": "{OUT_JS}" on line {line} of package.json',
             )
         )
-    declared_css = package.written(f"{MODULE}/css")
+    declared_css = package.as_written(f"{MODULE}/css")
     has_css = declared_css is not ABSENT
     if css and module.css != OUT_CSS:
         pointer = f"{MODULE}/css" if has_css else MODULE
@@ -90,9 +90,9 @@ def check_declaration(package: Package, css: bool) -> list[Diagnostic]:
 def _undeclared_hint(package: Package, css: bool) -> str:
     """Where to put app.module: into an existing "app" object, never beside it (a second "app" key)."""
     wanted = json.dumps({"entry": OUT_JS, "css": OUT_CSS} if css else {"entry": OUT_JS})
-    app = package.written("/neuralis/app")
+    app = package.as_written("/neuralis/app")
     if package.declared is not None and package.declared.app is not None:  # "app" is an object
-        if package.written(MODULE) is not ABSENT:  # present but not an object
+        if package.as_written(MODULE) is not ABSENT:  # present but not an object
             return f'replace "module" in "app" (line {_line(package, MODULE)} of package.json) with {wanted}'
         return f'add "module": {wanted} to the "app" object (line {_line(package, "/neuralis/app")} of package.json)'
     if app is not ABSENT and app is not None:

@@ -80,7 +80,7 @@ class Missing:
 
 
 @dataclass(frozen=True, slots=True)
-class Found:
+class Unbound:
     """What the check found: each missing name, the ones the module uses as a value, and what each stood for."""
 
     missing: tuple[Missing, ...]
@@ -228,7 +228,7 @@ class _Check:
             *(["--minify-syntax"] if self.minify else []),  # tree shaking as the build's
         ]
 
-    def judge(self, copies: Mapping[str, Copy], exports: Sequence[str]) -> Found | None:
+    def judge(self, copies: Mapping[str, Copy], exports: Sequence[str]) -> Unbound | None:
         """Bundle the copies until esbuild links them, taking out each missing name it reports, then read which
         names the module uses as a value; None when esbuild stops for another reason (no verdict, no guess).
 
@@ -300,7 +300,7 @@ class _Check:
                 taken[k] = Missing(m.copy, m.line, m.column, m.name, m.target, exported.get(k, ()))
         return [taken[first + i] for i in range(len(new))]
 
-    def _found(self, missing: Sequence[Missing], reads: set[tuple[str, str]], rounds: int) -> Found:
+    def _found(self, missing: Sequence[Missing], reads: set[tuple[str, str]], rounds: int) -> Unbound:
         out = self.folder / f"round{rounds}" / "roots.js"
         kept = {int(n) for n in re.findall(rf"{_MARKER}(\d+)\(", out.read_text("utf-8"))} if out.is_file() else set()
         exported_by: dict[tuple[str, str], list[int]] = {}
@@ -317,7 +317,7 @@ class _Check:
                     if p not in used:
                         used.add(p)
                         stack.append(p)
-        return Found(tuple(missing), frozenset(used), {i: p for i, p in parents.items() if p})
+        return Unbound(tuple(missing), frozenset(used), {i: p for i, p in parents.items() if p})
 
     def original(self, printed: str, by_path: Mapping[str, Copy]) -> str:
         """The input esbuild printed a path of (a copy stands for its source), package-relative when inside."""
@@ -437,7 +437,7 @@ def _roots(entry: Path, exports: Sequence[str]) -> str:
     return f"export {{ {names} }} from {json.dumps(str(entry))};\n"
 
 
-def _refused(found: Found, entry: str) -> list[int]:
+def _refused(found: Unbound, entry: str) -> list[int]:
     """The missing names to refuse: each first cause (not missing only because another is) that is used as a
     value; or that the entry exports as the install function the host calls, or from a file that cannot hold
     a type (an asset, a stylesheet, JSON): the module would lack the export, and no type explains it."""
@@ -456,7 +456,7 @@ def _refused(found: Found, entry: str) -> list[int]:
     ]
 
 
-def _diagnostic(root: Path, found: Found, i: int) -> Diagnostic:
+def _diagnostic(root: Path, found: Unbound, i: int) -> Diagnostic:
     m = found.missing[i]
     line, column = _located(root, m)
     effect = "throw a ReferenceError where it uses it" if i in found.used else "not export it"

@@ -227,7 +227,7 @@ def first_too_deep(text: str, max_depth: int = MAX_JSON_DEPTH) -> tuple[str, int
     return _Locator(text, max_depth).run().too_deep
 
 
-class SourceMap:
+class PointerMap:
     """Maps pointers to 1-based (line, column) in the JSON text; built lazily, on the first lookup."""
 
     def __init__(self, text: str) -> None:

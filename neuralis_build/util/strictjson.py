@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from neuralis_build.util.jsonpointer import SourceMap, first_too_deep, join
+from neuralis_build.util.jsonpointer import PointerMap, first_too_deep, join
 from neuralis_build.util.limits import MAX_JSON_DEPTH
 
 if TYPE_CHECKING:
@@ -198,13 +198,13 @@ def line_column(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def position(problem: JSONProblem, text: str, source: SourceMap | None = None) -> tuple[int, int] | None:
+def position(problem: JSONProblem, text: str, source: PointerMap | None = None) -> tuple[int, int] | None:
     """The 1-based line and column a problem names: its offset, else where its pointer sits in ``text``."""
     if problem.offset is not None:
         return line_column(text, problem.offset)
     if problem.pointer is None:
         return None
-    return (source or SourceMap(text)).locate(problem.pointer)
+    return (source or PointerMap(text)).locate(problem.pointer)
 
 
 def describe(problem: JSONProblem, file: str, text: str, what: str) -> str:

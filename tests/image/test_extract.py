@@ -294,7 +294,7 @@ def test_worker_processes_extract_as_this_process_does_and_keep_a_refusal_s_rule
         got = pool.extract(there, integrity_of(good), good, Limits())
         with pytest.raises(ArchiveRefused) as refused:
             pool.extract(there, integrity_of(bad), bad, Limits())
-    assert got.written == expected.written and got.entry.files == expected.entry.files
+    assert got.package_facts == expected.package_facts and got.entry.files == expected.entry.files
     assert got.entry.folder == there.folder / expected.entry.folder.name
     assert (got.entry.folder / "cli.js").stat().st_mode & 0o777 == 0o555  # a bin target, as pacote installs it
     assert (refused.value.rule.id, refused.value.message) == refusal(bad)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.image.moduleverdict import ModuleVerdict, reported
+from neuralis_build.image.moduleverdict import ReportedVerdict, reported
 from neuralis_build.model.block import read_module
 from neuralis_build.record.verdict import judge_module
 from tests.conftest import build_file_tree
@@ -19,7 +19,7 @@ MODULE = read_module({"entry": "dist/app/host.js"})
 BUNDLE = 'import{jsx}from"react/jsx-runtime";function a(){}export{a as installAcmeHostComponents};\n'
 
 
-def judge(tmp_path: Path, record: Any, bundle: str = BUNDLE, published: tuple[str, ...] = ()) -> ModuleVerdict:
+def judge(tmp_path: Path, record: Any, bundle: str = BUNDLE, published: tuple[str, ...] = ()) -> ReportedVerdict:
     files: dict[str, Any] = {"dist/app/host.js": bundle}
     if record is not None:
         files["dist/app/shared-imports.json"] = record if isinstance(record, str) else json.dumps(record)
@@ -27,7 +27,7 @@ def judge(tmp_path: Path, record: Any, bundle: str = BUNDLE, published: tuple[st
     return on_disk(tmp_path, published)
 
 
-def on_disk(root: Path, published: tuple[str, ...] = ()) -> ModuleVerdict:
+def on_disk(root: Path, published: tuple[str, ...] = ()) -> ReportedVerdict:
     """check's verdict (judged with the host's shared modules alone), then the image's, as image/build.py asks it."""
     host = default_host_profile()
     checked = judge_module(root, MODULE, host, set(host.shared_modules), package_id="@acme/x")
@@ -41,7 +41,7 @@ def record(**changes: Any) -> dict[str, Any]:
 
 
 def test_a_current_module_is_accepted(tmp_path: Path) -> None:
-    assert judge(tmp_path, record()) == ModuleVerdict("accepted")
+    assert judge(tmp_path, record()) == ReportedVerdict("accepted")
 
 
 def test_a_module_reading_a_published_id_is_accepted(tmp_path: Path) -> None:
@@ -89,7 +89,7 @@ REBUILD = "rebuild with neuralis-build ui (npm run build:ui)"
     ],
 )
 def test_refusals_name_their_reason(tmp_path: Path, rec: Any, bundle: str, reason: str) -> None:
-    assert judge(tmp_path, rec, bundle) == ModuleVerdict("refused", reason)
+    assert judge(tmp_path, rec, bundle) == ReportedVerdict("refused", reason)
 
 
 def test_a_record_without_a_react_major_is_fine_when_the_bundle_does_not_read_react(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_a_record_without_a_react_major_is_fine_when_the_bundle_does_not_read_re
 
 
 def test_a_missing_entry_is_refused(tmp_path: Path) -> None:
-    assert on_disk(tmp_path) == ModuleVerdict("refused", f"dist/app/host.js has not been built: {REBUILD}")
+    assert on_disk(tmp_path) == ReportedVerdict("refused", f"dist/app/host.js has not been built: {REBUILD}")
 
 
 def test_a_published_id_check_did_not_know_of_is_accepted_without_parsing_again(tmp_path: Path) -> None:
@@ -110,4 +110,4 @@ def test_a_published_id_check_did_not_know_of_is_accepted_without_parsing_again(
     checked = judge_module(tmp_path, MODULE, host, set(host.shared_modules))
     assert [p.code.id for p in checked.problems] == ["NB1609"]
     (tmp_path / "dist/app/host.js").unlink()  # the image never reads the module again: the verdict is handed on
-    assert reported(checked, host, ("@a/b/c",)) == ModuleVerdict("accepted")
+    assert reported(checked, host, ("@a/b/c",)) == ReportedVerdict("accepted")
