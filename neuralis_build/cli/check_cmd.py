@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from neuralis_build.cli import common, targets
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
     from neuralis_build.api import JudgedPackage
@@ -60,7 +61,7 @@ def register(app: typer.Typer) -> None:
                 help="Package folders (default: the nearest folder up with a package.json).",
             ),
         ] = None,
-        trust: Annotated[common.TrustOption, common.trust_option()] = ...,  # type: ignore[assignment]
+        trust: Annotated[Trust, common.trust_option()] = ...,  # type: ignore[assignment]
         format: Annotated[
             common.Format, typer.Option("--format", "-f", metavar="FORMAT", show_default=False, help=common.FORMAT_HELP)
         ] = common.Format.text,
@@ -74,8 +75,6 @@ def register(app: typer.Typer) -> None:
 
         profile = api.load_host_profile(host)
         loop: Loop[JudgedPackage] = Loop("check", CheckView(), _footer)
-        code = loop.run(
-            folders(paths, workspace, workspaces), lambda path: api.check(path, trust.value, profile), format
-        )
+        code = loop.run(folders(paths, workspace, workspaces), lambda path: api.check(path, trust, profile), format)
         if code:
             raise typer.Exit(code)

@@ -16,14 +16,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-class TrustOption(StrEnum):
-    """The ``--trust`` choices of check, pack (and anything that judges a package at a tier)."""
-
-    first_party = "first-party"
-    trusted = "trusted"
-    untrusted = "untrusted"
-
-
 class Format(StrEnum):
     """``--format``: text for people, json for programs, github for GitHub Actions annotations."""
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from neuralis_build.cli import common
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
     from neuralis_build.api import BuildReport
@@ -55,11 +56,11 @@ def register(app: typer.Typer) -> None:
         ] = 0,
         host: Annotated[Path | None, common.host_option()] = None,
         trust: Annotated[
-            common.TrustOption,
+            Trust,
             common.trust_option(
                 "The tier the page judges the package at: first-party (default), trusted or untrusted."
             ),
-        ] = common.TrustOption.first_party,
+        ] = Trust.FIRST_PARTY,
         open_: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
     ) -> None:
         """Serve a host-like page on 127.0.0.1 that renders every surface, rebuilt and reloaded on each change."""
@@ -68,7 +69,7 @@ def register(app: typer.Typer) -> None:
         if not 0 <= port <= 65535:
             raise typer.BadParameter("a port is 0 to 65535", param_hint="--port")
         path = api.package_folders(None).paths[0] if path is None else path
-        options = api.DevOptions(path, api.load_host_profile(host), trust.value, port)
+        options = api.DevOptions(path, api.load_host_profile(host), trust, port)
 
         import tempfile
 

@@ -9,6 +9,7 @@ import typer
 
 from neuralis_build.cli import common, targets
 from neuralis_build.util.printable import shown
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -205,7 +206,7 @@ def register(app: typer.Typer) -> None:
         ] = common.Format.text,
         json_out: Annotated[bool, typer.Option("--json", help="The same as --format json (npm pack's flag).")] = False,
         trust: Annotated[
-            common.TrustOption,
+            Trust,
             common.trust_option(
                 "The tier the host will assign (as check takes it): first-party, trusted or untrusted."
             ),
@@ -221,7 +222,7 @@ def register(app: typer.Typer) -> None:
 
         fmt = common.Format.json if json_out else format
         options = api.PackOptions(
-            trust.value, api.load_host_profile(host), out, dry_run, ignore_scripts, on_output=_to_stderr
+            trust, api.load_host_profile(host), out, dry_run, ignore_scripts, on_output=_to_stderr
         )
         loop: Loop[Packed] = Loop("pack", PackView())
         code = loop.run(folders(paths, workspace, workspaces), lambda path: api.pack(path, options), fmt)

@@ -46,7 +46,7 @@ class DevOptions:
 
     path: Path
     host: HostProfile
-    trust: Trust = "first-party"
+    trust: Trust = Trust.FIRST_PARTY
     port: int = 0
 
 

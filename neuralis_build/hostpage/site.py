@@ -48,7 +48,7 @@ def write_host_site(
     roots: Sequence[Path | str],
     *,
     host: HostProfile | None = None,
-    trust: Trust | Sequence[Trust] = "first-party",
+    trust: Trust | Sequence[Trust] = Trust.FIRST_PARTY,
     mode: Mode = "production",
     react: ReactSource | None = None,
     esbuild: EsbuildRunner | None = None,
@@ -68,7 +68,7 @@ def write_host_site(
     if len(tiers) != len(packages):
         raise ValueError("write_host_site: one trust tier per package")
     judged = judge_packages([check_package(p, t, profile) for p, t in zip(packages, tiers, strict=True)], profile)
-    lowest: Trust = "first-party" if all(t == "first-party" for t in tiers) else "untrusted"
+    lowest = Trust.FIRST_PARTY if all(t == Trust.FIRST_PARTY for t in tiers) else Trust.UNTRUSTED
     source = react or find_react(packages[-1].root if packages else Path.cwd(), profile, lowest)
     staged = atomic.staging_dir(out.parent, f".{out.name}-")
     try:
@@ -82,7 +82,7 @@ def write_host_site(
                 target = folder / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, target)
-        shown: Trust = trust if isinstance(trust, str) else (trust[-1] if trust else "first-party")
+        shown = Trust(trust) if isinstance(trust, str) else (trust[-1] if trust else Trust.FIRST_PARTY)
         text = render_page(judged, profile, shown, shared.import_map(VENDOR), shared.exports)
         (staged / PAGE).write_text(text, encoding="utf-8")
         atomic.swap_in(staged, out)

@@ -30,8 +30,6 @@ from neuralis_build.util.trust import Trust
 
 NB1814 = code("NB1814", "dependency-id-taken", "a dependency's neuralis id is already loaded from another package")
 
-_RANK = {"first-party": 0, "trusted": 1, "untrusted": 2}
-
 
 @dataclass(frozen=True, slots=True)
 class StagedVerdict:
@@ -107,7 +105,7 @@ def discover(
         groups.setdefault(_ident(own, placed.node.package_name), []).append(placed)
     found: list[FoundDependency] = []
     for ident, members in sorted(groups.items()):
-        members.sort(key=lambda p: (_RANK[p.trust], len(p.chain), p.path))
+        members.sort(key=lambda p: (Trust(p.trust).rank, len(p.chain), p.path))
         kinds: dict[tuple[str, str, str | None], list[Placed]] = {}
         for p in members:
             kinds.setdefault((p.node.package_name, p.node.version, p.node.integrity), []).append(p)

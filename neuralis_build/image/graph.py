@@ -25,7 +25,6 @@ from neuralis_build.image.npmlock import MODULES, LockNode, NpmLock
 from neuralis_build.util.trust import InstallClass, Trust
 
 EdgeKind = Literal["prod", "optional", "peer"]
-_RANK: dict[Trust, int] = {"first-party": 0, "trusted": 1, "untrusted": 2}
 
 
 @dataclass(frozen=True)
@@ -168,7 +167,7 @@ def walk(
     here = here or this_platform()
     listed = frozenset(f"{MODULES}{r.name}" for r in roots if f"{MODULES}{r.name}" in lock.nodes)
     closure = Closure(listed=listed)
-    for root in sorted(roots, key=lambda r: (_RANK[r.trust], r.index)):
+    for root in sorted(roots, key=lambda r: (Trust(r.trust).rank, r.index)):
         start = f"{MODULES}{root.name}"
         if start not in listed:
             continue

@@ -21,6 +21,7 @@ from neuralis_build.image.report import PackageOutcome, Status
 from neuralis_build.image.spec import PackageSpec
 from neuralis_build.util.diagnostics import Diagnostic
 from neuralis_build.util.errors import NeuralisError
+from neuralis_build.util.trust import Trust
 
 if TYPE_CHECKING:
     from neuralis_build.hostprofile import HostProfile
@@ -178,7 +179,7 @@ def _diag(d: Any) -> Diagnostic:
 def _facts_ok(facts: Facts) -> bool:
     claims = (*facts.tools, *facts.services, *facts.config_keys)
     strings = [facts.id, facts.trust, *facts.published, *(part for claim in claims for part in claim)]
-    tiers = ("first-party", "trusted", "untrusted")
+    tiers = tuple(Trust)
     return facts.trust in tiers and all(isinstance(s, str) for s in strings)
 
 

@@ -17,6 +17,7 @@ from neuralis_build.model.block import Block
 from neuralis_build.model.located import Located
 from neuralis_build.package import json_type
 from neuralis_build.util.diagnostics import code
+from neuralis_build.util.trust import Trust
 
 NB1101 = code("NB1101", "config-setting-key", "a configSettings[] entry has a key outside its exact shape")
 NB1102 = code("NB1102", "config-key-charset", "a config key is not flat camelCase ^[a-z][a-zA-Z0-9]{0,63}$")
@@ -177,7 +178,7 @@ SECTION = Section(
                 unique_pointer=lambda at: at + "/key",
                 description="Platform config keys this package owns, shown on the admin Config tab.",
             ),
-            min_trust="first-party",
+            min_trust=Trust.FIRST_PARTY,
             drop_code=NB1110,
             drop_message="configSettings is honored for first-party packages only; it is dropped at load",
         )

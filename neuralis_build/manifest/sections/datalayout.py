@@ -14,6 +14,7 @@ from neuralis_build.manifest.paths import GLOB_PATTERN, zone_glob_problem
 from neuralis_build.manifest.shape import JudgedStr, Str
 from neuralis_build.model import block as model
 from neuralis_build.util.diagnostics import code
+from neuralis_build.util.trust import Trust
 
 NB1301 = code("NB1301", "datalayout-key", "dataLayout (or a machineWritten entry) has a key its shape does not allow")
 NB1302 = code("NB1302", "datalayout-name", "a dataLayout directory name is not a plain name (traversal, separator…)")
@@ -109,7 +110,7 @@ DATA_LAYOUT = Obj(
                 description="Counters, logs and runtime state the package writes on its own; never rendered into "
                 "the prompt.",
             ),
-            min_trust="trusted",
+            min_trust=Trust.TRUSTED,
             drop_code=NB1307,
             drop_message="machineWritten is used for trusted and first-party packages only; it is dropped at load",
         ),

@@ -20,6 +20,7 @@ from neuralis_build.manifest.shape import JSONSchema, Shape, Str, type_error
 from neuralis_build.model import block as model
 from neuralis_build.util.diagnostics import Code, code
 from neuralis_build.util.jsonpointer import join
+from neuralis_build.util.trust import Trust
 
 NB0701 = code("NB0701", "events-dropped", "events is declared by a package that is not first-party; it is dropped")
 NB0702 = code("NB0702", "events-count", "more than 64 events are declared")
@@ -250,7 +251,7 @@ SECTION = Section(
     fields={
         "events": Field(
             EVENTS,
-            min_trust="first-party",
+            min_trust=Trust.FIRST_PARTY,
             drop_code=NB0701,
             drop_message='"events" is honored for first-party packages only; the host drops it at load',
         )

@@ -15,6 +15,7 @@ from neuralis_build.manifest.shape import Str, StrCheck
 from neuralis_build.manifest.urlpath import served_path
 from neuralis_build.model import block as model
 from neuralis_build.util.diagnostics import code
+from neuralis_build.util.trust import Trust
 
 NB0401 = code("NB0401", "module-dropped", "app.module is declared by a package that is not first-party; it is dropped")
 NB0402 = code("NB0402", "module-path-invalid", "an app.module path is absolute, has a .. segment or is malformed")
@@ -136,7 +137,7 @@ MODULE = Obj(
 
 MODULE_FIELD = Field(
     MODULE,
-    min_trust="first-party",
+    min_trust=Trust.FIRST_PARTY,
     drop_code=NB0401,
     drop_message='"app.module" is honored for first-party packages only; the host drops it at load',
 )

@@ -19,6 +19,7 @@ from neuralis_build.model.block import Block
 from neuralis_build.model.located import Located
 from neuralis_build.util.diagnostics import code
 from neuralis_build.util.jsonpointer import join
+from neuralis_build.util.trust import Trust
 
 NB0201 = code("NB0201", "provides-dropped", "provides is declared by a package that is not first-party; it is dropped")
 NB0202 = code("NB0202", "service-unknown", "a provides entry is not in the closed service vocabulary")
@@ -140,7 +141,7 @@ SECTION = Section(
     fields={
         "provides": Field(
             PROVIDES,
-            min_trust="first-party",
+            min_trust=Trust.FIRST_PARTY,
             drop_code=NB0201,
             drop_message='"provides" is honored for first-party packages only; the host drops it at load',
         )

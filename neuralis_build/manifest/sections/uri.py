@@ -17,6 +17,7 @@ from neuralis_build.manifest.engine import Section
 from neuralis_build.manifest.paths import GLOB_PATTERN, zone_glob_problem
 from neuralis_build.manifest.shape import Bool, JudgedStr, Str
 from neuralis_build.util.diagnostics import code
+from neuralis_build.util.trust import Trust
 
 NB1201 = code(
     "NB1201", "uri-foreign-namespace", "a uriPolicies pattern is outside packages://<self>/ and data://<self>/"
@@ -94,7 +95,7 @@ RULE = Obj(
             Bool(
                 description="An immutable, restrict-only denial: only false capabilities, no override, roles or agents."
             ),
-            min_trust="trusted",
+            min_trust=Trust.TRUSTED,
             drop_code=NB1207,
             drop_message="floors come from trusted package manifests only; on this package the floor flag is dropped "
             "and the rule stays an ordinary, removable rule",
