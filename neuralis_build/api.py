@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from neuralis_build.explain import Explanation
     from neuralis_build.hostprofile import HostProfile
     from neuralis_build.image.build import BuildInterrupted, PackageFinished
-    from neuralis_build.image.diffmodel import ImageDiff, PackageChange
-    from neuralis_build.image.report import ImageResult, PackageOutcome
-    from neuralis_build.image.spec import ImageSpec
+    from neuralis_build.image.judge.report import ImageResult, PackageOutcome
+    from neuralis_build.image.output.diffmodel import ImageDiff, PackageChange
+    from neuralis_build.image.packages.spec import ImageSpec
     from neuralis_build.judged import JudgedPackage
 
     # the scaffolding steps (see _SCAFFOLD)
@@ -131,17 +131,17 @@ _LAZY = {
     "Explanation": "neuralis_build.explain",
     "Folders": "neuralis_build.workspaces",
     "HostProfile": "neuralis_build.hostprofile",
-    "ImageDiff": "neuralis_build.image.diffmodel",
-    "ImageResult": "neuralis_build.image.report",
-    "ImageSpec": "neuralis_build.image.spec",
+    "ImageDiff": "neuralis_build.image.output.diffmodel",
+    "ImageResult": "neuralis_build.image.judge.report",
+    "ImageSpec": "neuralis_build.image.packages.spec",
     "JudgedPackage": "neuralis_build.judged",
     "PackOptions": "neuralis_build.pack.run",
     "Package": "neuralis_build.package",
     "PackResult": "neuralis_build.pack.tarball",
     "PackageBuild": "neuralis_build.ui.run",
-    "PackageChange": "neuralis_build.image.diffmodel",
+    "PackageChange": "neuralis_build.image.output.diffmodel",
     "PackageFinished": "neuralis_build.image.build",
-    "PackageOutcome": "neuralis_build.image.report",
+    "PackageOutcome": "neuralis_build.image.judge.report",
     "Packed": "neuralis_build.pack.run",
     "Plan": "neuralis_build.scaffold.create",
     "Request": "neuralis_build.scaffold.create",
@@ -302,7 +302,7 @@ def pack(path: Path, options: PackOptions) -> Packed | Failed:
 
 def load_image_spec(path: Path, *, frozen: bool = False) -> ImageSpec:
     """The image SPEC at ``path``; with ``frozen``, each source must carry its integrity (a usage error if not)."""
-    from neuralis_build.image.spec import frozen_problems, load_spec
+    from neuralis_build.image.packages.spec import frozen_problems, load_spec
 
     spec = load_spec(path)
     problems = frozen_problems(spec) if frozen else []
@@ -328,7 +328,7 @@ def build_image(
 
 def diff_images(old: Path, new: Path) -> ImageDiff:
     """What changed between two images (folders or reports), for review."""
-    from neuralis_build.image.diff import diff_images as diff
+    from neuralis_build.image.output.diff import diff_images as diff
 
     return diff(old, new)
 

@@ -111,3 +111,27 @@ def test_the_command_line_reaches_the_library_through_its_face_only() -> None:
             if not (target in allowed or target.startswith(("neuralis_build.cli.", "neuralis_build.util."))):
                 deep.append(f"{path.relative_to(REPO)}:{line} imports {target}")
     assert deep == []
+
+
+IMAGE_FOLDERS = ("archive", "resolution", "layout", "judge", "packages", "tree", "output")
+"""The image build's own floors, from the ground up; image/build.py, which runs the phases, stands on them all."""
+
+
+def _image_floor(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[:2] != ["neuralis_build", "image"] or len(parts) < 3:
+        return None
+    return IMAGE_FOLDERS.index(parts[2]) if parts[2] in IMAGE_FOLDERS else len(IMAGE_FOLDERS)
+
+
+def test_the_image_build_s_folders_import_one_way() -> None:
+    upward = []
+    for path in sorted((PACKAGE / "image").rglob("*.py")):
+        here = _image_floor(module_of(path))
+        for line, target in imports(path):
+            there = _image_floor(target)
+            if here is not None and there is not None and there > here:
+                upward.append(f"{path.relative_to(REPO)}:{line} imports {target}")
+    assert upward == []
+    loose = sorted(p.name for p in (PACKAGE / "image").glob("*.py") if p.name not in ("__init__.py", "build.py"))
+    assert loose == [], "put it in the folder of its phase"

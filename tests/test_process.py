@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.npmcli import NpmFailed, run_npm
+from neuralis_build.image.resolution.npmcli import NpmFailed, run_npm
 from neuralis_build.util.errors import SubprocessError, ToolMissingError
 from neuralis_build.util.process import run, which
 

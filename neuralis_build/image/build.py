@@ -20,20 +20,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from neuralis_build.hostprofile import HostProfile
-from neuralis_build.image import depsources, install, keep, natives, stages
-from neuralis_build.image.acrosspackages import closure_facts, judge_modules, owners, settle
-from neuralis_build.image.cache import CACHE_DIR, Cache, listing_digest
-from neuralis_build.image.commit import commit, recover
-from neuralis_build.image.conflicts import installed_of
-from neuralis_build.image.extract import Limits
-from neuralis_build.image.imagelock import LOCK, Locked, installed_differences, lock_differences, read_lock, render_lock
-from neuralis_build.image.listed import Listed, record_of
-from neuralis_build.image.npmcli import Runner, run_npm
-from neuralis_build.image.npmlock import NPM_LOCK
-from neuralis_build.image.outfiles import write_npm_files
-from neuralis_build.image.registrytarballs import TarballStore
-from neuralis_build.image.report import REPORT, ImageResult
-from neuralis_build.image.resolve import (
+from neuralis_build.image.archive.extract import Limits
+from neuralis_build.image.archive.store import Store
+from neuralis_build.image.judge import natives
+from neuralis_build.image.judge.conflicts import installed_of
+from neuralis_build.image.judge.report import REPORT, ImageResult
+from neuralis_build.image.judge.sizes import measure
+from neuralis_build.image.layout.unpack import Prefetch
+from neuralis_build.image.output.commit import commit, recover
+from neuralis_build.image.output.sbom import SBOM, render_sbom
+from neuralis_build.image.packages import depsources, install, keep, stages
+from neuralis_build.image.packages.cache import CACHE_DIR, Cache, listing_digest
+from neuralis_build.image.packages.listed import Listed, record_of
+from neuralis_build.image.packages.spec import ImageSpec
+from neuralis_build.image.packages.work import PackageFinished, Work
+from neuralis_build.image.resolution.imagelock import (
+    LOCK,
+    Locked,
+    installed_differences,
+    lock_differences,
+    read_lock,
+    render_lock,
+)
+from neuralis_build.image.resolution.npmcli import Runner, run_npm
+from neuralis_build.image.resolution.npmlock import NPM_LOCK
+from neuralis_build.image.resolution.outfiles import write_npm_files
+from neuralis_build.image.resolution.registrytarballs import TarballStore
+from neuralis_build.image.resolution.resolve import (
     AHEAD_DIR,
     MANIFEST,
     RESOLUTION,
@@ -43,13 +56,8 @@ from neuralis_build.image.resolve import (
     Ahead,
     previous_inputs,
 )
-from neuralis_build.image.sbom import SBOM, render_sbom
-from neuralis_build.image.sizes import measure
-from neuralis_build.image.spec import ImageSpec
-from neuralis_build.image.store import Store
-from neuralis_build.image.tree import Diverged, Tree, admitted_of
-from neuralis_build.image.unpack import Prefetch
-from neuralis_build.image.work import PackageFinished, Work
+from neuralis_build.image.tree.across import closure_facts, judge_modules, owners, settle
+from neuralis_build.image.tree.staged import Diverged, Tree, admitted_of
 from neuralis_build.util import atomic, folderlock
 from neuralis_build.util.errors import UsageError
 

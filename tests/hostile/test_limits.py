@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from neuralis_build.check import check_path
-from neuralis_build.image.extract import ArchiveRefused
-from neuralis_build.image.imagelock import read_lock
-from neuralis_build.image.materialize import manifest_of
-from neuralis_build.image.npmlock import read_npm_lock
+from neuralis_build.image.archive.extract import ArchiveRefused
+from neuralis_build.image.layout.materialize import manifest_of
+from neuralis_build.image.resolution.imagelock import read_lock
+from neuralis_build.image.resolution.npmlock import read_npm_lock
 from neuralis_build.npm.packagejson import PackageJson, read_package_json
 from neuralis_build.package import parse_manifest
 from neuralis_build.record.inputs import RECORD

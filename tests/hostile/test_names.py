@@ -69,7 +69,7 @@ def test_pack_json_keeps_the_exact_names(pkg: Path):
 
 
 def test_pack_and_image_share_the_rule_and_the_code():
-    from neuralis_build.image import extract
+    from neuralis_build.image.archive import extract
     from neuralis_build.pack import refusals
     from neuralis_build.util.archivepath import NB1803 as shared
 

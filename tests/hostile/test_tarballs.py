@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.extract import ArchiveRefused, Entry, read_tarball
+from neuralis_build.image.archive.extract import ArchiveRefused, Entry, read_tarball
 from tests.image.conftest import file_info, raw_tgz
 from tests.pack.packtools import npm_pack
 

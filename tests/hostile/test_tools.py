@@ -117,8 +117,8 @@ def test_a_node_that_prints_garbage_is_an_environment_error_of_dev(
 def test_a_node_that_prints_garbage_is_an_environment_error_of_the_closure_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, printed: str
 ):
-    from neuralis_build.image.install import resolve_all
-    from neuralis_build.image.nodecheck import check_with_node
+    from neuralis_build.image.judge.nodecheck import check_with_node
+    from neuralis_build.image.packages.install import resolve_all
     from neuralis_build.util.errors import SubprocessError
 
     monkeypatch.setenv("PATH", f"{fake_node(tmp_path / 'bin', printed)}:{os.environ['PATH']}")
@@ -134,7 +134,7 @@ def test_a_node_that_prints_garbage_is_an_environment_error_of_the_closure_check
 
 
 def test_a_lock_nested_ten_thousand_deep_is_a_located_refusal(tmp_path: Path):
-    from neuralis_build.image.imagelock import read_lock
+    from neuralis_build.image.resolution.imagelock import read_lock
     from neuralis_build.util.errors import UsageError
 
     lock = tmp_path / "neuralis-image.lock"

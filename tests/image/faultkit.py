@@ -44,7 +44,7 @@ def around(owner, name):
     setattr(owner, name, patched)
 
 import neuralis_build.image.build as build
-import neuralis_build.image.install as install
+import neuralis_build.image.packages.install as install
 if moment == "staging":
     around(install, "stage")  # writing a listed package into the staging folder
 elif moment == "sbom":

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from neuralis_build.image.fetch import integrity_of
-from neuralis_build.image.tiers import stored
+from neuralis_build.image.archive.integrity import integrity_of
+from neuralis_build.image.layout.tiers import stored
 from tests.conftest import manifest, requires_node, requires_sandbox
 from tests.image.conftest import LocalRegistry, Run, package_tgz, spec_text, tree_bytes, write_tgz
 
@@ -602,7 +602,7 @@ def test_npm_resolves_once_when_a_package_is_refused_while_it_runs(
 ) -> None:
     """npm starts on every listed tarball as soon as it is read; a package the checks refuse meanwhile is one
     more listed package the walk does not start from, so npm is not run again, and --frozen builds from it."""
-    from neuralis_build.image import npmcli
+    from neuralis_build.image.resolution import npmcli
 
     calls: list[list[str]] = []
     real = npmcli.run
@@ -673,7 +673,7 @@ def test_credentials_from_npmrc_fetch_a_private_package(
     import urllib.error
     import urllib.request
 
-    from neuralis_build.image import unpack
+    from neuralis_build.image.layout import unpack
 
     if workers:
         monkeypatch.setattr(unpack, "PROCESSES_FROM", 1)

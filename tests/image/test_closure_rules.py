@@ -10,14 +10,15 @@ from typing import Any
 
 import pytest
 
-from neuralis_build.image.conflicts import closure_conflicts, installed_of
-from neuralis_build.image.graph import Root, platform_problem, walk
-from neuralis_build.image.npmcli import translate
-from neuralis_build.image.npmlock import parse_npm_lock
-from neuralis_build.image.registries import Registries
-from neuralis_build.image.registrytarballs import TarballStore, matches, strongest
-from neuralis_build.image.resolve import Admitted, check_lock, not_from_registry, root_manifest
-from neuralis_build.image.tree import host_package_names
+from neuralis_build.image.archive.integrity import matches, strongest
+from neuralis_build.image.judge.conflicts import closure_conflicts, installed_of
+from neuralis_build.image.layout.graph import Root, platform_problem, walk
+from neuralis_build.image.resolution.npmcli import translate
+from neuralis_build.image.resolution.npmlock import parse_npm_lock
+from neuralis_build.image.resolution.registries import Registries
+from neuralis_build.image.resolution.registrytarballs import TarballStore
+from neuralis_build.image.resolution.resolve import Admitted, check_lock, not_from_registry, root_manifest
+from neuralis_build.image.tree.staged import host_package_names
 from neuralis_build.npm.fields import license_of
 from neuralis_build.util.errors import UsageError
 
@@ -483,10 +484,10 @@ def test_what_counts_as_from_the_registry_is_what_the_sbom_names_with_a_plain_np
     the image made of it, a bundled one its parent's (npm's own identity for it), every other one a registry's (the
     lock check lets no other URL into the image: test_url_dependencies_e2e)."""
     from neuralis_build.hostprofile import default_host_profile
-    from neuralis_build.image.conflicts import Installed
-    from neuralis_build.image.graph import Closure
-    from neuralis_build.image.report import ImageResult
-    from neuralis_build.image.sbom import render_sbom
+    from neuralis_build.image.judge.conflicts import Installed
+    from neuralis_build.image.judge.report import ImageResult
+    from neuralis_build.image.layout.graph import Closure
+    from neuralis_build.image.output.sbom import render_sbom
 
     ms = "node_modules/.store/first-party/ms@2.1.3/node_modules/ms"
     rows = [
@@ -537,8 +538,8 @@ def test_what_counts_as_from_the_registry_is_what_the_sbom_names_with_a_plain_np
 def test_a_tarball_npm_pack_fetched_past_the_cap_is_refused_without_being_read(tmp_path: Path) -> None:
     """The fallback for what a direct download could not get (npm's credentials, proxy): npm itself has no cap,
     so what it wrote is measured on disk, and one past the cap is refused, not read into memory."""
-    from neuralis_build.image.npmcli import NpmResult
-    from neuralis_build.image.registrytarballs import Wanted
+    from neuralis_build.image.resolution.npmcli import NpmResult
+    from neuralis_build.image.resolution.registrytarballs import Wanted
 
     store = TarballStore(tmp_path / "registry")
     w = Wanted("https://registry.example/big/-/big-1.0.0.tgz", sri(b"big"), "big@1.0.0")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from neuralis_build.check import check_package
-from neuralis_build.image.contests import (
+from neuralis_build.image.judge.contests import (
     PLATFORM,
     Facts,
     Registry,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.extract import Limits
+from neuralis_build.image.archive.extract import Limits
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import LocalRegistry, package_tgz, spec_text, write_tgz
 from tests.image.httpkit import Answer, Served, registry_proxy, zeros_answer

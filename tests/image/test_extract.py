@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.extract import ArchiveRefused, Entry, Limits, read_tarball, write_entries
+from neuralis_build.image.archive.extract import ArchiveRefused, Entry, Limits, read_tarball, write_entries
 from tests.image.conftest import file_info, package_tgz, raw_tgz, special
 
 MANIFEST = file_info("package/package.json", b'{"name": "x", "version": "1.0.0"}')
@@ -281,9 +281,9 @@ def test_what_is_read_is_what_npm_writes(tmp_path: Path, members: list[tuple[tar
 def test_worker_processes_extract_as_this_process_does_and_keep_a_refusal_s_rule(tmp_path: Path) -> None:
     """Many tarballs are read and extracted in ``--jobs`` worker processes: the same entry in the store, the
     same facts, and a refusal with its rule, message and hint."""
-    from neuralis_build.image.fetch import integrity_of
-    from neuralis_build.image.store import Store
-    from neuralis_build.image.unpack import PROCESSES_FROM, _Extractors, extract
+    from neuralis_build.image.archive.integrity import integrity_of
+    from neuralis_build.image.archive.store import Store
+    from neuralis_build.image.layout.unpack import PROCESSES_FROM, _Extractors, extract
 
     good = package_tgz({"name": "acme-lib", "version": "1.0.0", "bin": "cli.js"}, {"cli.js": "#!/usr/bin/env node\n"})
     bad = raw_tgz([MANIFEST, file_info("package/Read.md", b"1"), file_info("package/read.md", b"")])

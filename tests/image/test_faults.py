@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.listed import record_of
+from neuralis_build.image.packages.listed import record_of
 from neuralis_build.util import folderlock
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import package_tgz, spec_text, write_tgz
@@ -153,9 +153,9 @@ def test_a_refusal_node_may_have_caused_is_asked_again_on_the_next_build(tmp_pat
 
 
 def test_record_of_keeps_no_verdict_from_the_environment() -> None:
-    from neuralis_build.image.listed import Listed
-    from neuralis_build.image.spec import PackageSpec
-    from neuralis_build.image.work import Work
+    from neuralis_build.image.packages.listed import Listed
+    from neuralis_build.image.packages.spec import PackageSpec
+    from neuralis_build.image.packages.work import Work
     from neuralis_build.util.diagnostics import Diagnostic
 
     def refused(code: str) -> Work:
@@ -366,8 +366,8 @@ def test_an_unchanged_rerun_keeps_node_modules_and_a_touched_one_is_installed_af
 def test_an_error_reading_the_package_s_own_folder_refuses_it_and_a_machine_error_does_not(tmp_path: Path) -> None:
     import errno
 
-    from neuralis_build.image.listed import Listed, in_source, unreadable
-    from neuralis_build.image.spec import PackageSpec
+    from neuralis_build.image.packages.listed import Listed, in_source, unreadable
+    from neuralis_build.image.packages.spec import PackageSpec
 
     folder = tmp_path / "pkg"
     spec = PackageSpec(0, "pkg", "directory", "host-dependency", "first-party", None, None, path=folder)

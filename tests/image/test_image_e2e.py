@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from neuralis_build.image.fetch import integrity_of
+from neuralis_build.image.archive.integrity import integrity_of
 from tests.conftest import REPO, manifest, requires_node
 from tests.image.conftest import (
     LocalRegistry,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from neuralis_build.cli.imagediff_cmd import markdown, size_text
-from neuralis_build.image.diff import diff_reports
+from neuralis_build.image.output.diff import diff_reports
 
 
 def row(name: str, version: str, chain: list[str], **extra: Any) -> dict[str, Any]:

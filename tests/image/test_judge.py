@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.image.moduleverdict import ReportedVerdict, reported
+from neuralis_build.image.judge.moduleverdict import ReportedVerdict, reported
 from neuralis_build.model.block import read_module
 from neuralis_build.record.verdict import judge_module
 from tests.conftest import build_file_tree

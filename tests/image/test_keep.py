@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from neuralis_build.hostprofile import default_host_profile
-from neuralis_build.image import keep
-from neuralis_build.image.cache import Cache, listing_digest
-from neuralis_build.image.extract import Limits
-from neuralis_build.image.listed import Listed
-from neuralis_build.image.spec import PackageSpec
-from neuralis_build.image.tree import Diverged, Tree
-from neuralis_build.image.work import Work
+from neuralis_build.image.archive.extract import Limits
+from neuralis_build.image.packages import keep
+from neuralis_build.image.packages.cache import Cache, listing_digest
+from neuralis_build.image.packages.listed import Listed
+from neuralis_build.image.packages.spec import PackageSpec
+from neuralis_build.image.packages.work import Work
+from neuralis_build.image.tree.staged import Diverged, Tree
 
 
 def _work(name: str, integrity: str, *, cached: bool = True) -> Listed:

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.fetch import integrity_of
-from neuralis_build.image.tiers import stored
+from neuralis_build.image.archive.integrity import integrity_of
+from neuralis_build.image.layout.tiers import stored
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import LocalRegistry, Run, fixture_tarball, package_tgz, spec_text, tree_bytes, write_tgz
 from tests.image.test_closure_e2e import closure_rows, resolve_from

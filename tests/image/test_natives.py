@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from neuralis_build.hostprofile import parse_host_profile
-from neuralis_build.image import confine
-from neuralis_build.image.natives import AtRunTime, Load, Loaded, gyp_addon
+from neuralis_build.image.judge import confine
+from neuralis_build.image.judge.natives import AtRunTime, Load, Loaded, gyp_addon
 from neuralis_build.util.errors import UsageError, UserError
 
 BASE = {"hostApiVersion": "1", "reactMajor": 19}

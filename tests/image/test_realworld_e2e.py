@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.tiers import stored
+from neuralis_build.image.layout.tiers import stored
 from tests.conftest import manifest, requires_node, requires_sandbox
 from tests.image.conftest import LocalRegistry, Run, package_tgz, spec_text, tree_bytes, write_tgz
 

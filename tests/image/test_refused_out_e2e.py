@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.registrytarballs import strongest
-from neuralis_build.image.tiers import stored
+from neuralis_build.image.archive.integrity import strongest
+from neuralis_build.image.layout.tiers import stored
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import LocalRegistry, file_info, package_tgz, raw_tgz, spec_text, write_tgz
 from tests.image.test_closure_e2e import RunImage, lib, publish

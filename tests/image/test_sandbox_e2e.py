@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from neuralis_build.image.tiers import stored
+from neuralis_build.image.layout.tiers import stored
 from tests.conftest import manifest, requires_node, requires_sandbox
 from tests.image.conftest import LocalRegistry, package_tgz, spec_text, write_tgz
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.spec import McpServer, frozen_problems, load_spec
+from neuralis_build.image.packages.spec import McpServer, frozen_problems, load_spec
 from neuralis_build.util.errors import UsageError
 
 INTEGRITY = "sha512-" + "A" * 86 + "=="

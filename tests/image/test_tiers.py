@@ -6,8 +6,8 @@ each edge lands: on the very package npm chose, never on a copy another trust ti
 
 from __future__ import annotations
 
-from neuralis_build.image.graph import Root, walk
-from neuralis_build.image.tiers import Layout, layout_of, links_of, lookup, stored, top_of
+from neuralis_build.image.layout.graph import Root, walk
+from neuralis_build.image.layout.tiers import Layout, layout_of, links_of, lookup, stored, top_of
 from neuralis_build.util.trust import Trust
 from tests.image.test_closure_rules import LINUX, listed, lock_of, reg
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.commit import recover
+from neuralis_build.image.output.commit import recover
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import package_tgz, spec_text, write_tgz
 from tests.image.faultkit import assert_consistent, cli, cli_with_fault, image_files, leftovers

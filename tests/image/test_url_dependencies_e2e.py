@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from neuralis_build.image.fetch import integrity_of
-from neuralis_build.image.tiers import stored
+from neuralis_build.image.archive.integrity import integrity_of
+from neuralis_build.image.layout.tiers import stored
 from tests.conftest import manifest, requires_node
 from tests.image.conftest import LocalRegistry, package_tgz, spec_text, tree_bytes, write_tgz
 from tests.image.httpkit import files

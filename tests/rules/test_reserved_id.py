@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from neuralis_build.image.contests import PLATFORM
+from neuralis_build.image.judge.contests import PLATFORM
 
 
 @pytest.mark.parametrize("trust", ["trusted", "untrusted"])
