@@ -74,6 +74,9 @@ def _register_build(app: typer.Typer) -> None:
         allow_refused: Annotated[
             bool, typer.Option("--allow-refused", help="Exit 0 even when a package or UI module is refused.")
         ] = False,
+        timings: Annotated[
+            bool, typer.Option("--timings", help="Print how long each phase of the build took (on stderr).")
+        ] = False,
     ) -> None:
         """Install, check and judge every package of SPEC into one host image; report every refusal.
 
@@ -106,6 +109,11 @@ def _register_build(app: typer.Typer) -> None:
             raise typer.Exit(130) from None
         for note in result.notes:
             err.print(f"[cyan]note:[/] {markup(note)}")
+        if timings:
+            total = sum(seconds for _, seconds in result.timings)
+            for name, seconds in result.timings:
+                err.print(f"[dim]phase {name:<8} {seconds:8.2f} s[/]")
+            err.print(f"[dim]phase {'total':<8} {total:8.2f} s[/]")
         if format is common.Format.json:
             print(result.render(), end="")
         elif format is common.Format.github:

@@ -535,3 +535,18 @@ def test_each_module_is_parsed_once_check_hands_its_verdict_on(
     assert done.code == 0 and done.package("acme-ui")["module"] == {"status": "accepted", "reason": None}
     parses = [line for line in log.read_text().splitlines() if "dist/app/host.js" in line]
     assert len(parses) == 1, parses
+
+
+def test_timings_name_each_phase_and_an_unchanged_rerun_installs_nothing(tmp_path: Path, run_image: RunImage) -> None:
+    t = tmp_path / "tgz"
+    write_tgz(t, "a.tgz", package_tgz(manifest(name="acme-a"), {"a.js": "a"}))
+    spec = spec_text({"source": "tgz/a.tgz"})
+    first = run_image(spec, "--timings")
+    phases = [line.split()[1] for line in first.err.splitlines() if line.startswith("phase ")]
+    assert phases == ["read", "resolve", "plan", "check", "install", "judge", "report", "commit", "total"]
+    assert "phase " not in run_image(spec).err  # only when asked
+    listing = {p: p.stat().st_ino for p in (first.image / "node_modules").rglob("*")}
+    rerun = run_image(spec, "--timings")
+    # the plan kept the tree: not one file of it was written again
+    assert {p: p.stat().st_ino for p in (first.image / "node_modules").rglob("*")} == listing
+    assert rerun.report == first.report

@@ -77,6 +77,7 @@ class ImageResult:
     node: str | None = None  # the Node version engines.node is judged against
     owners: dict[str, str] = field(default_factory=dict)  # every tool name the image answers, and who answers it
     sizes: Sizes | None = None
+    timings: list[tuple[str, float]] = field(default_factory=list, compare=False)  # each phase (not in the report)
 
     def count(self, status: Status) -> int:
         return sum(1 for p in self.packages if p.status == status)

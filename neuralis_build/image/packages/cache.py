@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,98 @@ def tree_hash(root: Path, skip_top: frozenset[str] = frozenset()) -> str:
     return digest.hexdigest()
 
 
+@dataclass(frozen=True)
+class SbomRecord:
+    key: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    """node's verdicts on a tree's edges and peer ranges, and the key of what they were asked of."""
+
+    key: str
+    edges: tuple[str | None, ...]
+    peers: tuple[bool | None, ...]
+
+
+@dataclass(frozen=True)
+class LastBuild:
+    """What the last build committed, as the next one reads it (``DIR/.neuralis-cache/state.json``, ``image``)."""
+
+    fingerprint: str
+    listed: tuple[tuple[str, str], ...]  # (path, integrity) of each listed package in the tree
+    plan: tuple[tuple[str, str], ...]  # (path, integrity) of each placed package
+    pruned: bool  # a refusal took packages out of the tree
+    listing: str | None  # the digest of the tree's listing (cache.listing_digest)
+    registries: Any  # npm's registry settings the tree was held to (registries.Registries.to_json)
+    sbom: SbomRecord | None = None
+    node: NodeRecord | None = None
+
+    @classmethod
+    def parse(cls, data: Any) -> LastBuild | None:
+        """The record, or None when there is none or it is not of the shape this version writes."""
+        if not isinstance(data, dict):
+            return None
+        try:
+            sbom, node = data.get("sbom"), data.get("node")
+            return cls(
+                fingerprint=_str(data["fingerprint"]),
+                listed=_pairs(data["listed"]),
+                plan=_pairs(data["plan"]),
+                pruned=_bool(data["pruned"]),
+                listing=None if data.get("listing") is None else _str(data["listing"]),
+                registries=data.get("registries"),
+                sbom=SbomRecord(_str(sbom["key"]), _str(sbom["sha256"])) if isinstance(sbom, dict) else None,
+                node=_node(node) if isinstance(node, dict) else None,
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "fingerprint": self.fingerprint,
+            "listed": [list(p) for p in self.listed],
+            "plan": [list(p) for p in self.plan],
+            "pruned": self.pruned,
+            "listing": self.listing,
+            "registries": self.registries,
+            "sbom": {"key": self.sbom.key, "sha256": self.sbom.sha256} if self.sbom is not None else None,
+            "node": (
+                {"key": self.node.key, "edges": list(self.node.edges), "peers": list(self.node.peers)}
+                if self.node is not None
+                else None
+            ),
+        }
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("a string")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("a boolean")
+    return value
+
+
+def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, list) or not all(isinstance(p, list) and len(p) == 2 for p in value):
+        raise TypeError("a list of pairs")
+    return tuple((_str(a), _str(b)) for a, b in value)
+
+
+def _node(value: dict[str, Any]) -> NodeRecord:
+    edges, peers = value["edges"], value["peers"]
+    if not isinstance(edges, list) or not all(e is None or isinstance(e, str) for e in edges):
+        raise TypeError("edges")
+    if not isinstance(peers, list) or not all(p in (None, True, False) for p in peers):
+        raise TypeError("peers")
+    return NodeRecord(_str(value["key"]), tuple(edges), tuple(peers))
+
+
 class Cache:
     """The records of the last build in one output folder, keyed by cache key, and what that build committed."""
 
@@ -104,8 +197,8 @@ class Cache:
         self.folder = out / CACHE_DIR
         self.records: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
-        self.image: dict[str, Any] | None = None  # what the last build committed (see build.py)
-        self.fresh_image: dict[str, Any] | None = None
+        self.last: LastBuild | None = None  # what the last build committed (keep.py)
+        self.fresh_image: LastBuild | None = None
         self.notes: list[str] = []
         if os.path.lexists(self.folder) and not (self.folder.is_dir() and not self.folder.is_symlink()):
             atomic.remove(self.folder)  # ours to replace (a file, or a link that could lead anywhere)
@@ -127,8 +220,7 @@ class Cache:
             )
             return
         self.records = {str(k): v for k, v in records.items() if isinstance(v, dict)}
-        image = data.get("image")
-        self.image = image if isinstance(image, dict) else None
+        self.last = LastBuild.parse(data.get("image"))
 
     def note_bad_record(self, key: str) -> None:
         """A record that does not have the shape this version writes: dropped, and said once."""
@@ -152,5 +244,5 @@ class Cache:
             atomic.remove(path)  # a folder where the state belongs: ours to replace
         data: dict[str, Any] = {"version": STATE_VERSION, "records": self.fresh}
         if self.fresh_image is not None:
-            data["image"] = self.fresh_image
+            data["image"] = self.fresh_image.to_json()
         atomic.write_text(path, json.dumps(data, sort_keys=True))

@@ -1,10 +1,14 @@
 """What an unchanged rerun may keep from the last build: its ``node_modules``, its SBOM, node's verdicts on its tree.
 
-Each is kept only when everything it was made from is provably the same, and is otherwise made again:
+What the last build committed is one typed record, ``LastBuild``, read once from the cache; the build's
+plan (build.py) decides from it, before anything is written, what this build keeps. Each is kept only
+when everything it was made from is provably the same, and is otherwise made again:
 - the tree, when the toolchain, host profile, limits and platform are the same, every listed package
   is the same bytes with a cached verdict, npm's lock places the same packages with the same
-  integrity, the last build refused nothing out of the tree, and a listing of every file, folder and
-  link under ``node_modules`` (size, mtime, mode) is the one that build committed: nobody touched it;
+  integrity, npm's registry settings are the same, the last build refused nothing out of the tree,
+  and a listing of every file, folder and link under ``node_modules`` (size, mtime, mode) is the one
+  that build committed: nobody touched it. Everything the build judges of a kept tree is then a
+  function of what it was last time, so nothing can be refused out of it;
 - the SBOM, when its inputs (every installed package's facts and the dependency graph) hash the same
   and the file on disk is the one that build wrote;
 - node's resolution verdicts, when the tree is kept and the edges, peer ranges and the node binary
@@ -18,7 +22,6 @@ import hashlib
 import json
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,7 @@ from neuralis_build import __version__
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.archive.extract import Limits
 from neuralis_build.image.layout.graph import this_platform
-from neuralis_build.image.packages.cache import Cache, listing_digest
+from neuralis_build.image.packages.cache import LastBuild, SbomRecord, listing_digest
 from neuralis_build.image.packages.install import NODE_MODULES
 from neuralis_build.image.packages.listed import Listed
 
@@ -45,44 +48,42 @@ def listed(works: list[Listed]) -> list[list[str]]:
     return sorted([f"node_modules/{w.name}", w.integrity or ""] for w in works if w.alive)
 
 
-@dataclass(frozen=True)
-class Kept:
-    """The last build's tree, kept: the plan it was installed from and the digest of its listing."""
+def keeps_tree(
+    last: LastBuild | None,
+    out: Path,
+    works: list[Listed],
+    fingerprint: str,
+    plan: list[tuple[str, str]],
+    registries: Any,
+) -> str | None:
+    """The digest of the last build's tree when this build may keep it as it is (see the module docstring), else None.
 
-    plan: list[list[str]]
-    listing: str
-
-
-def kept_tree(cache: Cache, out: Path, works: list[Listed], fingerprint: str) -> Kept | None:
-    """The last build's tree when it can be kept as it is; None to stage it afresh."""
-    last = cache.image
-    if last is None or last.get("fingerprint") != fingerprint or last.get("pruned") is not False:
+    ``plan``: the (path, integrity) of every package this build would place; ``registries``: npm's settings.
+    """
+    if last is None or last.fingerprint != fingerprint or last.pruned:
         return None
-    if last.get("listed") != listed(works) or not all(w.cached for w in works if w.alive):
+    if list(last.listed) != [tuple(p) for p in listed(works)] or not all(w.cached for w in works if w.alive):
         return None
-    plan = last.get("plan")
-    if not isinstance(plan, list) or not all(isinstance(p, list) and len(p) == 2 for p in plan):
+    if list(last.plan) != plan or last.registries != registries:
         return None
     digest = listing_digest(out / NODE_MODULES)
-    if digest is None or digest != last.get("listing"):
-        return None
-    return Kept([[str(a), str(b)] for a, b in plan], digest)
+    return digest if digest is not None and digest == last.listing else None
 
 
 def sbom_key(data: Any) -> str:
     return _hash([__version__, data])
 
 
-def kept_sbom(cache: Cache, out: Path, key: str, file: str) -> str | None:
+def kept_sbom(last: LastBuild | None, out: Path, key: str, file: str) -> str | None:
     """The last build's SBOM text when its inputs hash to ``key`` and the file is the one it wrote."""
-    last = (cache.image or {}).get("sbom")
-    if not isinstance(last, dict) or last.get("key") != key:
+    record = last.sbom if last is not None else None
+    if record is None or record.key != key:
         return None
     try:
         data = (out / file).read_bytes()
     except OSError:
         return None
-    if hashlib.sha256(data).hexdigest() != last.get("sha256"):
+    if hashlib.sha256(data).hexdigest() != record.sha256:
         return None
     try:
         return data.decode("utf-8")
@@ -90,8 +91,8 @@ def kept_sbom(cache: Cache, out: Path, key: str, file: str) -> str | None:
         return None
 
 
-def sbom_record(key: str, text: str) -> dict[str, str]:
-    return {"key": key, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+def sbom_record(key: str, text: str) -> SbomRecord:
+    return SbomRecord(key, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 def node_identity() -> list[Any]:
@@ -115,14 +116,11 @@ def node_key(edges: list[tuple[str, str, str]], peers: list[tuple[str, int]]) ->
     return _hash([edges, peers, node_identity()])
 
 
-def kept_node_verdicts(cache: Cache, key: str, count: int) -> tuple[list[str | None], list[bool | None]] | None:
+def kept_node_verdicts(
+    last: LastBuild | None, key: str, count: int
+) -> tuple[list[str | None], list[bool | None]] | None:
     """node's verdicts from the last build, for a kept tree whose check inputs hash to ``key``."""
-    last = (cache.image or {}).get("node")
-    if not isinstance(last, dict) or last.get("key") != key:
+    record = last.node if last is not None else None
+    if record is None or record.key != key or len(record.edges) != count:
         return None
-    edges, peers = last.get("edges"), last.get("peers")
-    if not isinstance(edges, list) or len(edges) != count or not isinstance(peers, list):
-        return None
-    if not all(e is None or isinstance(e, str) for e in edges) or not all(p in (None, True, False) for p in peers):
-        return None
-    return edges, peers
+    return list(record.edges), list(record.peers)

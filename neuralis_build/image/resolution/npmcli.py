@@ -103,12 +103,14 @@ def run_npm(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT) -> NpmResu
             hint="the registry may be unreachable or very slow: check the network and the registry URL",
         ) from None
     if done.returncode != 0:
-        raise translate(args, done.stdout, done.stderr)
+        raise translate(args, done.stdout, done.stderr, done.returncode)
     return NpmResult(done.stdout, done.stderr)
 
 
-def translate(args: Sequence[str], stdout: str, stderr: str) -> NpmFailed:
-    """One line for a failed npm call: ``--json`` puts ``{"error": {code, summary, detail}}`` on stdout."""
+def translate(args: Sequence[str], stdout: str, stderr: str, returncode: int | None = None) -> NpmFailed:
+    """One line for a failed npm call: ``--json`` puts ``{"error": {code, summary, detail}}`` on stdout; when npm
+    said nothing of its own (it ran out of memory, its node would not start, a signal ended it), the last thing
+    it printed and how it ended."""
     code, summary, detail = "", "", ""
     try:
         error = json.loads(stdout[stdout.find("{") :])["error"]
@@ -124,7 +126,7 @@ def translate(args: Sequence[str], stdout: str, stderr: str) -> NpmFailed:
                 code = line[5:].strip()
             elif not summary and line and not line.startswith(("A complete log", "errno", "syscall", "at ")):
                 summary = line
-    summary = _one_line(summary) or "npm failed without saying why"
+    summary = _one_line(summary) or _how_it_ended(stderr, returncode)
     wanted = re.search(r"'([^']+@[^']+)'", detail)  # E404's detail names the spec it looked for
     if wanted and wanted.group(1) not in summary:
         summary += f" ({wanted.group(1)})"
@@ -132,6 +134,24 @@ def translate(args: Sequence[str], stdout: str, stderr: str) -> NpmFailed:
         summary = _eresolve(detail) or summary
     label = f"{code} " if code else ""
     return NpmFailed(f"npm {args[0]} failed: {label}{summary}", code=code or "EUNKNOWN", hint=_HINTS.get(code))
+
+
+def _how_it_ended(stderr: str, returncode: int | None) -> str:
+    """What npm printed last (V8's "heap out of memory", a node that would not start), and its exit or signal."""
+    import signal
+
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip() and not ln.lstrip().startswith("at ")]
+    fatal = next((ln for ln in lines if "FATAL ERROR" in ln or "out of memory" in ln), None)
+    said = fatal or (lines[-1] if lines else "")
+    ended = ""
+    if returncode is not None and returncode < 0:
+        try:
+            ended = f"it was ended by {signal.Signals(-returncode).name}"
+        except ValueError:
+            ended = f"it was ended by signal {-returncode}"
+    elif returncode is not None:
+        ended = f"it exited with {returncode}"
+    return "; ".join(p for p in (said[:300], ended) if p) or "npm failed without saying why"
 
 
 def _one_line(text: str) -> str:

@@ -39,6 +39,10 @@ class Registries:
     scoped: Mapping[str, str | None] = field(default_factory=dict)
     replace_host: str = "npmjs"
 
+    def to_json(self) -> dict[str, object]:
+        """The settings as the last build's record keeps them (a changed setting means a tree judged anew)."""
+        return {"default": self.default, "scoped": dict(sorted(self.scoped.items())), "replaceHost": self.replace_host}
+
     def covers(self, scopes: Iterable[str]) -> bool:
         """Whether every one of these scopes was asked about (so ``registry_of`` knows their registry)."""
         return all(s in self.scoped for s in scopes)

@@ -142,8 +142,9 @@ class Ahead:
     It resolves the packages that are alive once every tarball is read, in a folder of its own. If the
     packages admitted in the end are among them (names and integrities), its folder becomes the
     resolution's: a package refused meanwhile is left out of the walk, as one refused after npm ran is.
-    Else (a package changed, or npm failed) it is thrown away and npm runs again, so an error is
-    raised where it always is.
+    If npm failed for exactly the packages admitted, its error is the resolution's: npm is never run
+    twice for the same question. Else (a package changed, or fewer are admitted than npm was asked
+    about, one of which may be what npm failed on) it is thrown away and npm runs again.
     """
 
     def __init__(self, admitted: list[Admitted], folder: Path, out: Path, npm: Runner) -> None:
@@ -152,6 +153,7 @@ class Ahead:
         self.key = _key(admitted)
         self.folder = folder
         self.lock: NpmLock | None = None
+        self.error: NpmFailed | UsageError | None = None
         self.registries: Registries | None = None  # npm's registry settings for the lock's scopes, read meanwhile
         self.thread = threading.Thread(target=self._run, args=(admitted, out, npm), daemon=True)
         self.thread.start()
@@ -159,7 +161,10 @@ class Ahead:
     def _run(self, admitted: list[Admitted], out: Path, npm: Runner) -> None:
         try:
             self.lock = resolve(admitted, self.folder, out, frozen=False, npm=npm)
-        except Exception:  # the resolution runs again in the build's own order, and raises there
+        except UsageError as exc:  # npm's answer (NpmFailed) or the lock's rules: raised in the build's own order
+            self.lock, self.error = None, exc
+            return
+        except Exception:  # anything else: the resolution runs again in the build's own order, and raises there
             self.lock = None
             return
         try:
@@ -177,6 +182,8 @@ class Ahead:
         does not start from, as a package refused after the resolution is (tree.py).
         """
         self.thread.join()
+        if self.lock is None and self.error is not None and _key(admitted) == self.key:
+            raise self.error
         if self.lock is None or not set(_key(admitted)) <= set(self.key) or folder.exists():
             return None
         self.folder.replace(folder)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from neuralis_build.hostprofile import HostProfile
 from neuralis_build.image.judge.conflicts import Conflict, closure_conflicts
@@ -12,24 +11,26 @@ from neuralis_build.image.judge.moduleverdict import reported
 from neuralis_build.image.judge.nodecheck import NodeVerdicts, check_with_node
 from neuralis_build.image.judge.standing import Weighed
 from neuralis_build.image.packages import keep
-from neuralis_build.image.packages.cache import Cache
+from neuralis_build.image.packages.cache import LastBuild, NodeRecord
 from neuralis_build.image.packages.spec import ImageSpec
 from neuralis_build.image.packages.work import Work
-from neuralis_build.image.tree.staged import NB1812, Tree
+from neuralis_build.image.tree.staged import NB1812, StagedTree
 
 
-def _loaded(works: list[Work], tree: Tree) -> list[tuple[Weighed, Facts]]:
+def _loaded(works: list[Work], tree: StagedTree) -> list[tuple[Weighed, Facts]]:
     pairs: list[tuple[Weighed, Facts | None]] = [(w, w.facts) for w in works] + [(f, f.facts) for f in tree.found]
     return [(m, f) for m, f in pairs if f is not None and m.loaded]
 
 
-def owners(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) -> dict[str, str]:
+def owners(works: list[Work], tree: StagedTree, spec: ImageSpec, host: HostProfile) -> dict[str, str]:
     """Who answers each tool name once the contests are settled (the loaded packages, the platform, MCP servers)."""
     loaded = [f for _, f in _loaded(works, tree)]
     return tool_owners(loaded, host.platform_tools, [(m.server, m.tools) for m in spec.mcp])
 
 
-def settle(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) -> tuple[Registry, list[ToolContest]]:
+def settle(
+    works: list[Work], tree: StagedTree, spec: ImageSpec, host: HostProfile
+) -> tuple[Registry, list[ToolContest]]:
     """Admit the loaded packages (listed and discovered) into the namespaces in id order, then settle tool names.
 
     A package refused here takes out whatever needs it, like any refused package.
@@ -58,7 +59,7 @@ def settle(works: list[Work], tree: Tree, spec: ImageSpec, host: HostProfile) ->
     return registry, contests
 
 
-def judge_modules(works: list[Work], tree: Tree, host: HostProfile) -> None:
+def judge_modules(works: list[Work], tree: StagedTree, host: HostProfile) -> None:
     """Each loaded UI module's verdict (check's, handed on) against the host and the ids the loaded packages publish."""
     from neuralis_build.record.verdict import judge_module
 
@@ -76,8 +77,8 @@ def judge_modules(works: list[Work], tree: Tree, host: HostProfile) -> None:
 
 
 def closure_facts(
-    works: list[Work], tree: Tree, host: HostProfile, kept: Cache | None
-) -> tuple[list[Conflict], dict[str, Any]]:
+    works: list[Work], tree: StagedTree, host: HostProfile, kept: LastBuild | None
+) -> tuple[list[Conflict], NodeRecord]:
     """Ask the real node about every edge and peer range, then name the closure's conflicts.
 
     With ``kept`` (the tree is the last build's, untouched) node's verdicts are taken from that build
@@ -113,4 +114,4 @@ def closure_facts(
     conflicts += closure_conflicts(
         closure, listed, tree.host_names, host.react_major, dict(zip(peers, verdicts.peers, strict=True))
     )
-    return conflicts, {"key": key, "edges": verdicts.edges, "peers": verdicts.peers}
+    return conflicts, NodeRecord(key, tuple(verdicts.edges), tuple(verdicts.peers))
