@@ -260,6 +260,9 @@ def _read(run: _Run, cache: Cache, staging: Path) -> Read:
     entries = [Listed(p) for p in run.spec.packages]
     stages.prefetch(entries, cache, run.jobs)
     entries = run.each(lambda one: stages.acquire(one, cache, host, limits), entries)
+    unobtainable = stages.unobtainable(entries, out)
+    if unobtainable is not None:
+        raise unobtainable
     entries = stages.refuse_taken_names(entries)
     entries = depsources.refuse_unregistered(entries)  # before npm: a file, folder, git or URL dependency
     ahead = _ahead(entries, staging, run)  # npm waits on the registry while the packages are built and packed

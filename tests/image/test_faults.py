@@ -141,16 +141,20 @@ def test_a_node_that_fails_is_an_environment_error_and_no_verdict_is_cached(tmp_
     assert fine.code == 0 and "(cached)" not in fine.err
 
 
-def test_a_refusal_node_may_have_caused_is_asked_again_on_the_next_build(tmp_path: Path) -> None:
-    # not a neuralis package: check runs no rule on it, so only node's view (NB1810) refuses it
+def test_a_package_the_host_never_loads_may_hide_its_package_json_and_its_verdict_is_kept(tmp_path: Path) -> None:
+    # not a neuralis package (openai, stripe and helmet do this): npm installs it and Node loads it, so the image
+    # installs it with a note, and the note is its bytes' own verdict, kept for the next build
     hidden = {"name": "acme-hidden", "version": "1.0.0", "exports": {".": "./index.js"}}
     write_tgz(tmp_path / "tgz", "h.tgz", package_tgz(hidden, {"index.js": "module.exports = 1;\n"}))
     spec = tmp_path / "image.toml"
     spec.write_text(spec_text({"source": "tgz/h.tgz"}))
-    for _ in range(2):
-        done = cli("image", spec, "--out", tmp_path / "out")
-        assert done.code == 1 and "NB1810" in done.out
-        assert "(cached)" not in done.err
+    first = cli("image", spec, "--out", tmp_path / "out")
+    assert first.code == 0 and "(cached)" not in first.err
+    [row] = json.loads((tmp_path / "out/neuralis-image.json").read_text())["packages"]
+    assert [(d["severity"], d["code"]) for d in row["diagnostics"]] == [("note", "NB1810")]
+    again = cli("image", spec, "--out", tmp_path / "out")
+    assert again.code == 0 and "(cached)" in again.err
+    assert (tmp_path / "out/node_modules/acme-hidden/index.js").is_file()
 
 
 def test_record_of_keeps_no_verdict_from_the_environment() -> None:

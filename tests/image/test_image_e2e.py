@@ -174,13 +174,18 @@ def test_integrity_is_verified(tmp_path: Path, run_image: RunImage) -> None:
     assert ok.code == 0
     wrong = integrity_of(b"other bytes")
     bad = run_image(spec_text({"source": "tgz/pinned.tgz", "integrity": wrong}), out=tmp_path / "out2")
-    assert bad.code == 1
-    assert bad.codes("tgz/pinned.tgz") == [("error", "NB1802", "")]
-    assert installed(bad) == []
+    # the SPEC pins other bytes: it cannot be built as written (exit 2), and nothing is written
+    assert bad.code == 2
+    said = f"tgz/pinned.tgz: the source's integrity is {integrity_of(data)}, the image spec pins {wrong}"
+    assert f"error: the SPEC cannot be built as written: {said}" in bad.err
+    assert not (tmp_path / "out2" / "neuralis-image.json").exists()
 
 
-def test_a_package_json_the_host_cannot_resolve_is_refused(tmp_path: Path, run_image: RunImage) -> None:
-    # a neuralis package: the manifest rule check and pack run (NB1707); any other package: node's view (NB1810)
+def test_a_package_json_the_host_cannot_resolve_is_refused_only_when_the_host_loads_the_package(
+    tmp_path: Path, run_image: RunImage
+) -> None:
+    # a neuralis package: the manifest rule check and pack run (NB1707); any other package: node's view (NB1810),
+    # a note only: the host never loads it, and npm installs it
     data = package_tgz(manifest(name="acme-closed", exports={".": "./index.js"}), {"index.js": ""})
     write_tgz(tmp_path / "tgz", "closed.tgz", data)
     plain = {"name": "acme-plain-closed", "version": "1.0.0", "exports": {".": "./index.js"}}
@@ -190,9 +195,16 @@ def test_a_package_json_the_host_cannot_resolve_is_refused(tmp_path: Path, run_i
     [diagnostic] = run.package("acme-closed")["diagnostics"]
     assert (diagnostic["code"], diagnostic["pointer"]) == ("NB1707", "/exports")
     [diagnostic] = run.package("acme-plain-closed")["diagnostics"]
-    assert (diagnostic["code"], diagnostic["pointer"]) == ("NB1810", "/exports")
-    assert "ERR_PACKAGE_PATH_NOT_EXPORTED" in diagnostic["message"]
-    assert installed(run) == []
+    assert (diagnostic["severity"], diagnostic["code"], diagnostic["pointer"]) == ("note", "NB1810", "/exports")
+    assert run.package("acme-plain-closed")["status"] == "not-neuralis"
+    assert diagnostic["message"] == (
+        "the host could not resolve require.resolve('acme-plain-closed/package.json'): ERR_PACKAGE_PATH_NOT_EXPORTED: "
+        "Package subpath './package.json' is not defined by \"exports\" in "
+        "node_modules/acme-plain-closed/package.json; "
+        "the host loads only packages with a neuralis block, so it is installed as npm installs it, and a package "
+        "that needs its package.json reads it by path"
+    )
+    assert installed(run) == ["acme-plain-closed"]
 
 
 def test_stale_and_unpublished_modules_are_refused_with_reasons(tmp_path: Path, run_image: RunImage) -> None:

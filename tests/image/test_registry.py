@@ -73,17 +73,19 @@ def test_npm_sources_come_from_the_registry_npm_is_configured_for(
     json.loads(rerun.out)
 
 
-def test_a_version_the_registry_does_not_have_is_refused(
+def test_a_version_the_registry_does_not_have_stops_the_build(
     tmp_path: Path, local_registry: LocalRegistry, run_image: Callable[..., Run]
 ) -> None:
     run = run_image(spec_text({"source": "npm:acme-missing@9.9.9"}))
-    assert run.code == 1
-    [diagnostic] = run.package("npm:acme-missing@9.9.9")["diagnostics"]
-    assert diagnostic["code"] == "NB1801"
-    assert diagnostic["message"].startswith("npm pack acme-missing@9.9.9 failed:")
+    assert run.code == 2
+    assert (
+        "error: the SPEC cannot be built as written: npm:acme-missing@9.9.9: npm pack acme-missing@9.9.9 failed: E404"
+        in (run.err)
+    )
+    assert not (run.image / "neuralis-image.json").exists()
 
 
-def test_npm_sources_are_packed_several_to_a_call_and_a_missing_one_is_refused_alone(
+def test_npm_sources_are_packed_several_to_a_call_and_a_missing_one_is_named_alone(
     tmp_path: Path, local_registry: LocalRegistry, run_image: Callable[..., Run]
 ) -> None:
     names = [f"acme-batch-{i}" for i in range(5)]
@@ -93,10 +95,10 @@ def test_npm_sources_are_packed_several_to_a_call_and_a_missing_one_is_refused_a
     # packages are packed one by one
     sources = [f"npm:{n}@1.0.0" for n in names] + ["npm:acme-missing@9.9.9"]
     run = run_image(spec_text(*({"source": s} for s in sources)), "--jobs", "1")
-    assert run.code == 1
-    assert [run.package(s)["status"] for s in sources] == ["not-neuralis"] * 5 + ["refused"]
-    [diagnostic] = run.package("npm:acme-missing@9.9.9")["diagnostics"]
-    assert diagnostic["message"].startswith("npm pack acme-missing@9.9.9 failed:")
+    # a version the registry does not have: the SPEC cannot be built as written (exit 2), and only that one is named
+    assert run.code == 2
+    said = "error: the SPEC cannot be built as written: npm:acme-missing@9.9.9: npm pack acme-missing@9.9.9 failed:"
+    assert said in run.err
     packed = sorted(p.name for p in (run.image / ".neuralis-cache/npm").iterdir())
     assert packed == [f"{n}@1.0.0.tgz" for n in names]
 

@@ -73,10 +73,28 @@ def test_installed_defaults_to_untrusted_and_project_is_untrusted(tmp_path: Path
         write(
             tmp_path,
             '[[packages]]\nsource = "pkgs/reports"\nclass = "installed"\n'
-            '[[packages]]\nsource = "pkgs/reports"\nclass = "project"\n',
+            '[[packages]]\nsource = "pkgs/charts-1.0.0.tgz"\nclass = "project"\n',
         )
     )
     assert [p.trust for p in spec.packages] == ["untrusted", "untrusted"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[[packages]]\nsource = "pkgs/reports"\n[[packages]]\nsource = "pkgs/../pkgs/reports"\nclass = "project"\n',
+            "SPEC:3: pkgs/../pkgs/reports is listed twice (first at line 1)",
+        ),
+        (
+            '[[packages]]\nsource = "npm:koa@3.0.0"\n[[packages]]\nsource = "npm:koa@3.3.0"\n',
+            "SPEC:3: npm:koa is listed at two versions (first at line 1)",
+        ),
+    ],
+    ids=["one folder twice", "one npm name at two versions"],
+)
+def test_a_package_listed_twice_is_an_error_at_the_later_line(tmp_path: Path, text: str, message: str) -> None:
+    assert error(tmp_path, text) == message
 
 
 @pytest.mark.parametrize(

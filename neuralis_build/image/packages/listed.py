@@ -50,6 +50,7 @@ class Listed:
     path: str | None = None  # where it is installed (node_modules/<name>), once staged or kept
     facts: Facts | None = None  # its claims, when it loads
     cached: bool = False  # its own verdict is the last build's
+    unobtainable: bool = False  # its source could not be had as the SPEC names it (fetch, pin): the SPEC's fault
 
     @property
     def alive(self) -> bool:
@@ -112,7 +113,7 @@ def record_of(listed: Listed, outcome: PackageOutcome) -> dict[str, Any] | None:
     own = [d for d in outcome.diagnostics if d.code not in _ACROSS]
     if outcome.status == "refused" and not has_errors(own):
         return None
-    if any(d.code == "NB1811" or d.code in _ENVIRONMENT for d in outcome.diagnostics):
+    if any(d.code == "NB1811" or (d.code in _ENVIRONMENT and d.severity == "error") for d in outcome.diagnostics):
         return None
     return {
         "name": outcome.name,

@@ -113,6 +113,7 @@ def parse_spec(data: dict[str, Any], spec_path: Path, text: str = "") -> ImageSp
     packages = tuple(
         _package(entry, i, lines[i] if i < len(lines) else None, base, where) for i, entry in enumerate(raw_packages)
     )
+    _refuse_duplicates(packages, where)
     raw_mcp = data.get("mcp", [])
     mcp_lines = _lines_of_tables(text, "mcp")
     if not isinstance(raw_mcp, list):
@@ -123,6 +124,28 @@ def parse_spec(data: dict[str, Any], spec_path: Path, text: str = "") -> ImageSp
         if servers.count(name) > 1:
             raise UsageError(f"{where}: the MCP server {name!r} is listed twice")
     return ImageSpec(spec_path, host_profile, packages, mcp)
+
+
+def _refuse_duplicates(packages: tuple[PackageSpec, ...], where: str) -> None:
+    """A source listed twice, or one npm name at two versions, is a mistake of the SPEC: said at the later entry's
+    line, before anything is fetched (the image could install one of them only)."""
+    seen: dict[tuple[str, str], PackageSpec] = {}
+    for p in packages:
+        keys = [("path", str(p.path))] if p.path is not None else []
+        if p.npm_name is not None:
+            keys.append(("npm", p.npm_name))
+        for key in keys:
+            first = seen.get(key)
+            if first is not None:
+                what = (
+                    f"npm:{p.npm_name} is listed at two versions" if key[0] == "npm" else f"{p.source} is listed twice"
+                )
+                earlier = f"line {first.line}" if first.line is not None else f"entry {first.index + 1}"
+                raise UsageError(
+                    f"{_at(where, p.line)}: {what} (first at {earlier})",
+                    hint="list each package once: the image installs one version of each name",
+                )
+            seen[key] = p
 
 
 def _at(where: str, line: int | None) -> str:

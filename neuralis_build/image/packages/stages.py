@@ -7,6 +7,7 @@ is settled.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from neuralis_build.util.diagnostics import Diagnostic, code
 from neuralis_build.util.errors import NeuralisError, UsageError
 
 NB1809 = code("NB1809", "package-name-invalid", "the installed package has no valid npm name or version")
-NB1810 = code("NB1810", "not-resolvable", "node cannot resolve '<name>/package.json' from the image")
+NB1810 = code("NB1810", "not-resolvable", "node cannot resolve '<name>/package.json' of a package the host loads")
 NB1811 = code("NB1811", "name-taken", "another SPEC entry already installs a package of this name or id")
 
 
@@ -74,7 +75,7 @@ def acquire(listed: Listed, cache: Cache, host: HostProfile, limits: Limits) -> 
         data = read_tarball_file(listed.tarball)
         listed = replace(listed, integrity=integrity_of(data))
         if spec.integrity is not None and spec.integrity != listed.integrity:
-            return listed.refused(
+            return replace(listed, unobtainable=True).refused(
                 listed.at_source(
                     NB1802.id,
                     f"the source's integrity is {listed.integrity}, the image spec pins {spec.integrity}",
@@ -91,7 +92,7 @@ def acquire(listed: Listed, cache: Cache, host: HostProfile, limits: Limits) -> 
         package = parse_manifest(raw, Path(spec.source))  # read once; judged where it is staged
         listed = _name_version(replace(listed, entries=entries, package=package))
         if spec.kind == "npm" and (listed.name, listed.version) != (spec.npm_name, spec.npm_version):
-            listed = listed.refused(
+            listed = replace(listed, unobtainable=True).refused(
                 listed.at_source(
                     NB1801.id,
                     f"npm returned {listed.name}@{listed.version} for {spec.npm_name}@{spec.npm_version}",
@@ -101,8 +102,8 @@ def acquire(listed: Listed, cache: Cache, host: HostProfile, limits: Limits) -> 
         return listed
     except ArchiveRefused as exc:
         return listed.refused(listed.at_source(exc.rule.id, exc.message, exc.hint))
-    except FetchFailed as exc:
-        return listed.refused(listed.at_source(NB1801.id, exc.message, exc.hint))
+    except FetchFailed as exc:  # no such name or version, or a file gone: the SPEC names what is not there
+        return replace(listed, unobtainable=True).refused(listed.at_source(NB1801.id, exc.message, exc.hint))
     except NeuralisError as exc:
         return listed.refused_by(exc)
 
@@ -139,6 +140,25 @@ def _name_version(listed: Listed) -> Listed:
             )
         )
     return replace(listed, version=version)
+
+
+def unobtainable(listed: list[Listed], out: Path) -> UsageError | None:
+    """The error of a SPEC whose sources cannot all be had (a name or version the registry does not have, bytes
+    that are not the pinned ones): the image cannot be built as written, so none is (exit 2), and the image
+    folder keeps the image it holds."""
+    bad = [one for one in listed if one.unobtainable]
+    if not bad:
+        return None
+    lines = [f"{one.spec.source}: {d.message}" for one in bad for d in one.diagnostics if d.severity == "error"]
+    kept = (
+        "the image folder keeps the image it holds"
+        if (out / "neuralis-image.json").is_file()
+        else "nothing was written"
+    )
+    return UsageError(
+        "the SPEC cannot be built as written: " + (lines[0] if len(lines) == 1 else "\n  " + "\n  ".join(lines)),
+        hint=f"fix the SPEC's source or pin, or the registry npm is configured for; {kept}",
+    )
 
 
 def refuse_taken_names(listed: list[Listed]) -> list[Listed]:
@@ -300,10 +320,13 @@ def placed(listed: Listed) -> Listed:
 
 
 def resolve(listed: list[Listed], staging: Path) -> list[Listed]:
-    """Refuse each staged package whose ``<name>/package.json`` the real node cannot resolve."""
+    """Refuse each staged package the host loads (a ``neuralis`` package) whose ``<name>/package.json`` the real
+    node cannot resolve: the host finds its packages by that path. Any other package is installed as npm installs
+    it, with a note: what its ``exports`` hide is its own affair (openai, stripe and helmet hide theirs)."""
     pending = [one for one in listed if one.alive and one.staged is not None and not one.cached]
     pairs = {one.spec.index: (one.name or "", staging) for one in pending}
     verdicts = install.resolve_all(list(pairs.values()))
+    prefix = os.path.realpath(staging) + os.sep  # the image's own paths: the same tree gives the same words
     out = []
     for one in listed:
         pair = pairs.get(one.spec.index)
@@ -311,16 +334,17 @@ def resolve(listed: list[Listed], staging: Path) -> list[Listed]:
         if problem is None:
             out.append(one)
             continue
+        problem = problem.replace(prefix, "")
+        message = f"the host could not resolve require.resolve('{one.name}/package.json'): {problem}"
+        if one.package is not None and one.package.npm.declares_neuralis:
+            fix = 'keep "./package.json": "./package.json" in the exports map'
+            out.append(one.refused(Diagnostic("error", NB1810.id, MANIFEST, "/exports", message, fix)))
+            continue
+        note = (
+            f"{message}; the host loads only packages with a neuralis block, so it is installed as npm installs "
+            "it, and a package that needs its package.json reads it by path"
+        )
         out.append(
-            one.refused(
-                Diagnostic(
-                    "error",
-                    NB1810.id,
-                    MANIFEST,
-                    "/exports",
-                    f"the host could not resolve require.resolve('{one.name}/package.json'): {problem}",
-                    'keep "./package.json": "./package.json" in the exports map',
-                )
-            )
+            replace(one, diagnostics=(*one.diagnostics, Diagnostic("note", NB1810.id, MANIFEST, "/exports", note)))
         )
     return out

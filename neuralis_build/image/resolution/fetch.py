@@ -33,6 +33,12 @@ def read_tarball_file(path: Path) -> bytes:
         raise FetchFailed(f"cannot read {path}: {exc.strerror}") from None
 
 
+UNREACHABLE = frozenset(
+    {"ETIMEOUT", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH"}
+)
+"""npm's codes for a registry that cannot be reached: no package is to blame, and asking again waits as long."""
+
+
 def packed(name: str, version: str, cache: Path) -> Path:
     """Where ``npm pack <name>@<version>`` is kept in the cache: ``@a+b@1.0.0.tgz``, never npm's own file name,
     which is ``a-b-1.0.0.tgz`` for ``@a/b`` and for ``a-b`` alike."""
@@ -69,7 +75,7 @@ def npm_pack_many(specs: Sequence[tuple[str, str]], cache: Path, jobs: int) -> N
                 done = run_npm(args, Path(scratch), FETCH_TIMEOUT)
                 made = json.loads(done.stdout)
             except NpmFailed as exc:
-                if exc.code == "ETIMEOUT":
+                if exc.code in UNREACHABLE:
                     raise  # the registry does not answer: one by one would wait as long again
                 return
             except ValueError:
@@ -97,7 +103,7 @@ def npm_pack(name: str, version: str, cache: Path) -> Path:
         try:  # the image's npm runner: a timeout, and npm's error in one line
             done = run_npm(args, Path(scratch), FETCH_TIMEOUT)
         except NpmFailed as exc:
-            if exc.code == "ETIMEOUT":
+            if exc.code in UNREACHABLE:
                 raise  # the registry does not answer: the image cannot be built (exit 2), no package is to blame
             raise FetchFailed(
                 exc.message.replace("npm pack failed", f"npm pack {name}@{version} failed"), hint=exc.hint
