@@ -26,7 +26,12 @@ same node without it (``node -e 0``, 20 times each), and a build of the syntheti
 (``NEURALIS_BWRAP=""``, which loads nothing), alternating, with npm's cache warm and a fresh image
 folder each time: the difference is what the loads cost the build.
 
-    .venv/bin/python bench/image_bench.py [--set real|synthetic|all|sandbox] [--count 1500] [--rounds 1] [--jobs 2]
+``--set whatif`` builds the synthetic set once, every 10th package a first-party UI module with a peer on
+react, and times ``image what-if`` on it (the command, from its start) against the image's own profile and
+against one that changes the host API, the React major, the Node version and a shared module.
+
+    .venv/bin/python bench/image_bench.py [--set real|synthetic|all|sandbox|whatif] [--count 1500] [--rounds 1]
+        [--jobs 2]
 """
 
 from __future__ import annotations
@@ -139,25 +144,33 @@ def tgz(files: dict[str, bytes]) -> bytes:
     return gzip.compress(buffer.getvalue(), 9, mtime=0)
 
 
-def synthetic(folder: Path, count: int, scripts_every: int = 0) -> tuple[str, dict[str, str]]:
+MODULE = b'import{jsx as j}from"react/jsx-runtime";function i(){}export{i as installBenchHostComponents};\n'
+RECORD = {"hostApiVersion": "1", "reactMajor": 19, "sharedImports": ["@neuralis/client", "react/jsx-runtime"]}
+
+
+def synthetic(folder: Path, count: int, scripts_every: int = 0, modules_every: int = 0) -> tuple[str, dict[str, str]]:
     """N package tarballs in ``folder``: the SPEC's text and npm's dependencies for the same packages (every
-    ``scripts_every``-th one with an install script, which the image loads it for)."""
+    ``scripts_every``-th one with an install script, which the image loads it for; every ``modules_every``-th
+    one a first-party package with a built UI module and a peer on react)."""
     pick = random.Random(1)
     spec, deps = [], {}
     for i in range(count):
         name = f"bench-pkg-{i:04d}"
         uses = {d: POOL[d] for d in sorted(pick.sample(sorted(POOL), 3))}
-        manifest = {
+        ui = bool(modules_every and i % modules_every == 0)
+        manifest: dict[str, object] = {
             "name": name,
             "version": "1.0.0",
             "main": "lib/index.js",
-            "files": ["lib", "tools"],
+            "files": ["lib", "tools", *(["dist"] if ui else [])],
             "dependencies": uses,
+            **({"peerDependencies": {"react": "^19.0.0"}} if ui else {}),
             **({"scripts": {"postinstall": "node setup.js"}} if scripts_every and i % scripts_every == 0 else {}),
             "neuralis": {
                 "name": f"Bench {i}",
                 "description": "A package of the image benchmark.",
                 "credentials": [{"id": f"bench{i}.apiKey", "label": "API key"}],
+                **({"app": {"module": {"entry": "dist/app/host.js"}}} if ui else {}),
             },
         }
         requires = "".join(f"require({json.dumps(d)});\n" for d in uses)
@@ -169,9 +182,12 @@ def synthetic(folder: Path, count: int, scripts_every: int = 0) -> tuple[str, di
             "lib/data.json": json.dumps({"values": list(range(200))}).encode(),
             f"tools/bench_tool_{i:04d}.json": json.dumps({"description": "a tool"}).encode(),
         }
+        if ui:
+            files["dist/app/host.js"] = MODULE
+            files["dist/app/shared-imports.json"] = json.dumps(RECORD).encode()
         path = folder / f"{name}-1.0.0.tgz"
         path.write_bytes(tgz(files))
-        spec.append(f'[[packages]]\nsource = "tgz/{path.name}"\nclass = "installed"\n')
+        spec.append(f'[[packages]]\nsource = "tgz/{path.name}"\nclass = "{"host-dependency" if ui else "installed"}"\n')
         deps[name] = f"file:{path}"
     return "\n".join(spec), deps
 
@@ -388,9 +404,54 @@ def sandbox_cost(root: Path, count: int, rounds: int, jobs: int) -> None:
     fresh(image)
 
 
+def what_if_cost(root: Path, count: int, rounds: int, jobs: int) -> None:
+    """``image what-if`` on a synthetic image of ``count`` packages (every 10th a first-party UI module with a peer on
+    react): the command as a person runs it, against the image's own profile and against a new one that changes
+    everything it judges (host API, React, Node, a shared module gone)."""
+    (root / "tgz").mkdir()
+    text, _ = synthetic(root / "tgz", count, modules_every=10)
+    spec = root / "whatif.toml"
+    spec.write_text(text)
+    image = root / "whatif-image"
+    env = dict(os.environ, npm_config_cache=str(root / "npm-cache"))
+    build = [str(CLI), "image", str(spec), "--out", str(image), "--jobs", str(jobs), "--format", "json"]
+    print(f"  (building the image: {run(build, None, env, ok=(0, 1)):.1f} s)", file=sys.stderr, flush=True)
+    current = json.loads((image / "neuralis-image.json").read_text())["host"]
+    shared = [m for m in current["sharedModules"] if m != "@neuralis/client"]
+    profiles = {
+        "the same profile": current,
+        "a new profile": {
+            **current,
+            "hostApiVersion": "2",
+            "reactMajor": 20,
+            "nodeVersion": "14.0.0",
+            "sharedModules": shared,
+        },
+    }
+    results = Results()
+    for label, profile in profiles.items():
+        path = root / f"{label.replace(' ', '-')}.json"
+        path.write_text(json.dumps(profile))
+        command = [str(CLI), "image", "what-if", str(image), "--host", str(path), "--format", "json"]
+        for _ in range(rounds):
+            results.add(label, run(command, None, env, ok=(0, 1)))
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        found = json.loads(done.stdout)
+        kinds: dict[str, int] = {}
+        for refusal in found["refused"]:
+            kinds[refusal["kind"]] = kinds.get(refusal["kind"], 0) + 1
+        judged = found["judged"]
+        print(
+            f"== what-if, {label}: {results.median(label):.2f} s (median of "
+            f"{', '.join(f'{t:.2f}' for t in results.times[label])}); {judged['packages']} installed packages and "
+            f"{judged['modules']} UI modules judged; refused: {kinds or 'nothing'} (exit {done.returncode})"
+        )
+    fresh(image)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("real", "synthetic", "all", "sandbox"), default="all")
+    parser.add_argument("--set", choices=("real", "synthetic", "all", "sandbox", "whatif"), default="all")
     parser.add_argument("--count", type=int, default=1500, help="packages of the synthetic set")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
@@ -403,6 +464,9 @@ def main() -> None:
         root = Path(scratch)
         if args.set == "sandbox":
             sandbox_cost(root, args.count, args.rounds, args.jobs)
+            return
+        if args.set == "whatif":
+            what_if_cost(root, args.count, args.rounds, args.jobs)
             return
         if args.set in ("real", "all"):
             text, deps = real()

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from neuralis_build.image.build import BuildInterrupted, PackageFinished
     from neuralis_build.image.judge.report import ImageResult, PackageOutcome
     from neuralis_build.image.output.diffmodel import ImageDiff, PackageChange
+    from neuralis_build.image.output.whatifmodel import HostRefusal, WhatIf
     from neuralis_build.image.packages.spec import ImageSpec
     from neuralis_build.judged import JudgedPackage
 
@@ -65,6 +66,7 @@ __all__ = [
     "Failed",
     "Folders",
     "HostProfile",
+    "HostRefusal",
     "ImageDiff",
     "ImageResult",
     "ImageSpec",
@@ -84,6 +86,7 @@ __all__ = [
     "Trust",
     "UpdatePlan",
     "WatchResult",
+    "WhatIf",
     "apply_update",
     "build_image",
     "build_ui",
@@ -114,6 +117,7 @@ __all__ = [
     "suggest_name",
     "tree_lines",
     "watch_ui",
+    "what_if",
     "workspace_patterns",
     "workspace_root",
     "write_plan",
@@ -131,6 +135,7 @@ _LAZY = {
     "Explanation": "neuralis_build.explain",
     "Folders": "neuralis_build.workspaces",
     "HostProfile": "neuralis_build.hostprofile",
+    "HostRefusal": "neuralis_build.image.output.whatifmodel",
     "ImageDiff": "neuralis_build.image.output.diffmodel",
     "ImageResult": "neuralis_build.image.judge.report",
     "ImageSpec": "neuralis_build.image.packages.spec",
@@ -149,6 +154,7 @@ _LAZY = {
     "ToolStatus": "neuralis_build.doctor",
     "UpdatePlan": "neuralis_build.scaffold.update",
     "WatchResult": "neuralis_build.ui.watch",
+    "WhatIf": "neuralis_build.image.output.whatifmodel",
 }
 
 
@@ -331,6 +337,14 @@ def diff_images(old: Path, new: Path) -> ImageDiff:
     from neuralis_build.image.output.diff import diff_images as diff
 
     return diff(old, new)
+
+
+def what_if(out: Path, host: HostProfile) -> WhatIf:
+    """What the host profile ``host`` would refuse of the image in the folder ``out``, without building it again:
+    each UI module and package, with its fix. A usage error when ``out`` is not an image."""
+    from neuralis_build.image.output.whatif import what_if as judge
+
+    return judge(out, host)
 
 
 # -- dev, and the rest -----------------------------------------------------------------------------------

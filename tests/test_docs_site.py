@@ -50,6 +50,7 @@ def test_the_generated_pages_cover_every_command_and_code():
         *(f"neuralis-{c}" for c in ("new", "update", "init")),
         *(f"neuralis-build-{c}" for c in ("check", "schema", "ui", "dev", "pack", "image", "doctor", "explain")),
         "neuralis-build-image-diff",  # `image diff`, a command of its own behind `image`
+        "neuralis-build-image-what-if",  # `image what-if`, another
     }
     catalogue = "".join(text for path, text in pages.items() if path.startswith("reference/codes/"))
     assert sorted(set(re.findall(r"\{#(nb\d{4})\}", catalogue))) == sorted(c.lower() for c in every_code())

@@ -24,9 +24,9 @@ DEFAULT = "build"
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``image`` to ``app``: a group of the image's commands, ``image SPEC`` building one (``DEFAULT``), and
-    ``image diff``; heavy imports stay inside the command bodies."""
-    from neuralis_build.cli import imagediff_cmd
+    """Add ``image`` to ``app``: a group of the image's commands, ``image SPEC`` building one (``DEFAULT``),
+    ``image diff`` and ``image what-if``; heavy imports stay inside the command bodies."""
+    from neuralis_build.cli import imagediff_cmd, imagewhatif_cmd
 
     group = typer.Typer(
         name="image",
@@ -37,7 +37,12 @@ def register(app: typer.Typer) -> None:
     )
     _register_build(group)
     imagediff_cmd.register(group)
-    app.add_typer(group, name="image", short_help="Build a host image from a SPEC; image diff compares two.")
+    imagewhatif_cmd.register(group)
+    app.add_typer(
+        group,
+        name="image",
+        short_help="Build a host image from a SPEC; image diff compares two, image what-if judges one for a new host.",
+    )
 
 
 def _register_build(app: typer.Typer) -> None:
@@ -80,7 +85,8 @@ def _register_build(app: typer.Typer) -> None:
     ) -> None:
         """Install, check and judge every package of SPEC into one host image; report every refusal.
 
-        What changed between two images (for the review of a change): neuralis-build image diff OLD NEW."""
+        What changed between two images (for the review of a change): neuralis-build image diff OLD NEW.
+        What a new host profile would refuse of an image built: neuralis-build image what-if OUT --host NEXT.json."""
         from neuralis_build import api
         from neuralis_build.cli.common import markup
 

@@ -41,6 +41,8 @@ class NpmFields:
     """package.json carries a PostCSS config (a ``postcss`` object or string), as postcss-load-config reads it."""
     bundled: tuple[str, tuple[str, ...]] = ("bundleDependencies", ())
     """The key that names the bundled dependencies, and their names as npm normalises them."""
+    engines_node: str | None = None
+    """The range ``engines.node`` declares (npm's EBADENGINE check reads it); None when it is not a string."""
 
     def ranges(self, field: str) -> Mapping[str, Any]:
         """The dependency map of ``field`` (``dependencies``, ``devDependencies``, …); empty when absent."""
@@ -98,7 +100,13 @@ def npm_fields(manifest: Mapping[str, Any] | None) -> NpmFields:
         declares_neuralis="neuralis" in manifest,
         postcss=isinstance(manifest.get("postcss"), dict | str),
         bundled=_bundled(manifest),
+        engines_node=_engines_node(manifest.get("engines")),
     )
+
+
+def _engines_node(engines: Any) -> str | None:
+    node = engines.get("node") if isinstance(engines, dict) else None
+    return node if isinstance(node, str) else None
 
 
 def _workspaces(manifest: Mapping[str, Any]) -> tuple[str, ...] | None:

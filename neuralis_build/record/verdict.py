@@ -155,8 +155,23 @@ class ModuleVerdict:
 
     def against(self, available: Collection[str]) -> ModuleVerdict:
         """The same verdict for a host that can hand the module ``available`` ids (only NB1609 depends on them)."""
-        kept = [p for p in self.problems if p.code.id != NB1609.id]
         fresh = _unavailable(self.record, self.record_file, available) if self.record is not None else []
+        return self._with(frozenset({NB1609.id}), fresh)
+
+    def on(self, host: HostProfile, available: Collection[str]) -> ModuleVerdict:
+        """The same verdict for another host: what depends on the host (its API version, its React major, the ids
+        it can hand the module: ``HOST_CODES``) judged afresh from the record, every other reason kept."""
+        fresh = []
+        if self.record is not None:
+            fresh = [
+                *_judge_record(self.record, self.record_file, host),
+                *_unavailable(self.record, self.record_file, available),
+            ]
+        return self._with(HOST_CODES, fresh)
+
+    def _with(self, replaced: frozenset[str], fresh: list[ModuleProblem]) -> ModuleVerdict:
+        """The problems of ``replaced`` codes dropped and ``fresh`` put where ``judge_module`` puts the record's."""
+        kept = [p for p in self.problems if p.code.id not in replaced]
         at = next((i for i, p in enumerate(kept) if p.code.id in (NB1614.id, NB1610.id)), len(kept))
         return replace(self, problems=(*kept[:at], *fresh, *kept[at:]))
 
@@ -172,6 +187,9 @@ class ModuleVerdict:
         record, _ = parse_record(data["record"]) if data["record"] is not None else (None, [])
         return cls(tuple(ModuleProblem.from_json(p) for p in data["problems"]), record, data["recordFile"])
 
+
+HOST_CODES = frozenset(c.id for c in (NB1606, NB1607, NB1608, NB1609))
+"""The reasons that depend on the host, not on the module's bytes: another host may decide them otherwise."""
 
 VERDICT_CODES = frozenset(
     c.id for c in (NB1601, NB1602, NB1604, NB1605, NB1606, NB1607, NB1608, NB1609, NB1610, NB1611, NB1614)
@@ -198,11 +216,14 @@ def judge_module(
     *,
     package_id: str | None = None,
     esbuild: EsbuildRunner | None = None,
+    parse: bool = True,
 ) -> ModuleVerdict:
     """Decide whether ``host`` accepts the UI module a package at ``root`` declares as ``module``.
 
     ``module`` is the package's effective ``app.module``; ``available`` is every id the host can hand
-    the module: its shared modules plus the ids published by the packages it loads.
+    the module: its shared modules plus the ids published by the packages it loads. ``parse=False``
+    leaves out what only esbuild's parser tells (NB1614, NB1610): for a module whose bytes a verdict
+    already accepted, asked again for another host (``image what-if``).
     """
     if module is None or module.entry is None:
         return ModuleVerdict(
@@ -244,6 +265,8 @@ def judge_module(
     if record is not None:
         problems.extend(_judge_record(record, record_rel, host))
         problems.extend(_unavailable(record, record_rel, available))
+    if not parse:
+        return ModuleVerdict(tuple(problems), record, record_rel)
 
     from neuralis_build.esbuild.analyze import read_modules
 

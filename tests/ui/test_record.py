@@ -7,7 +7,7 @@ import json
 import pytest
 
 from neuralis_build.esbuild.analyze import read_modules
-from neuralis_build.hostprofile import default_host_profile
+from neuralis_build.hostprofile import HostProfile, default_host_profile
 from neuralis_build.model.block import read_module
 from neuralis_build.record.sharedimports import parse_record
 from neuralis_build.record.verdict import judge_module
@@ -171,3 +171,28 @@ def test_every_problem_is_reported(tmp_path):
     record = {"hostApiVersion": "0", "reactMajor": 18, "sharedImports": ["nope"]}
     root = built(tmp_path, {"dist/app/host.js": "export {};", "dist/app/shared-imports.json": record})
     assert [c for c, _, _ in judge(root)[0]] == ["NB1606", "NB1607", "NB1609", "NB1610"]
+
+
+def test_a_verdict_asked_again_for_another_host_rejudges_only_what_depends_on_the_host(tmp_path):
+    # the verdict for host 1 / React 19, then for host 2 / React 20 without @neuralis/client: the record's reasons
+    # are judged afresh, in judge_module's order, and the bytes' own (no install export) stay where they were
+    record = {"hostApiVersion": "1", "reactMajor": 19, "sharedImports": ["@neuralis/client", "react/jsx-runtime"]}
+    root = built(tmp_path, {"dist/app/host.js": "export {};", "dist/app/shared-imports.json": record})
+    _, verdict = judge(root)
+    assert [p.code.id for p in verdict.problems] == ["NB1610"]
+    nxt = HostProfile(host_api_version="2", react_major=20, shared_modules=("react", "react/jsx-runtime"))
+    again = verdict.on(nxt, set(nxt.shared_modules))
+    assert [(p.code.id, p.pointer) for p in again.problems] == [
+        ("NB1606", "/hostApiVersion"),
+        ("NB1607", "/reactMajor"),
+        ("NB1609", "/sharedImports/0"),
+        ("NB1610", ""),
+    ]
+    assert again.on(HOST, AVAILABLE) == verdict  # and back: the same verdict as for the first host
+
+
+def test_a_verdict_without_the_parse_leaves_out_only_what_esbuild_tells(tmp_path):
+    record = {"hostApiVersion": "0", "reactMajor": 18, "sharedImports": ["nope"]}
+    root = built(tmp_path, {"dist/app/host.js": "export {};", "dist/app/shared-imports.json": record})
+    verdict = judge_module(root, read_module(MODULE), HOST, AVAILABLE, parse=False)
+    assert [p.code.id for p in verdict.problems] == ["NB1606", "NB1607", "NB1609"]  # no NB1610: nothing parsed

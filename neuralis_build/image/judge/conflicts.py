@@ -146,15 +146,7 @@ def closure_conflicts(
         if key in seen or peer_verdicts.get(key) is not False:
             continue
         seen.add(key)
-        out.append(
-            Conflict(
-                "peer",
-                peer.name,
-                "warning",
-                f"{_via(peer.chain)} declares the peer {peer.name}@{peer.range}, which the host's "
-                f"React {react_major} does not meet; the image installs no {peer.name} (the host provides it)",
-            )
-        )
+        out.append(host_peer_conflict(peer.chain, peer.name, peer.range, react_major))
     out += _unmet_peers(closure, host_names)
     for m in closure.missing:
         out.append(
@@ -168,26 +160,42 @@ def closure_conflicts(
     return out
 
 
+def host_peer_conflict(chain: tuple[str, ...], name: str, spec: str, react_major: int) -> Conflict:
+    """A peer on the host's React (``react``, ``react-dom``) whose range the host's React major does not meet
+    (node's ``semver.intersects``, nodecheck.py, decides that)."""
+    return Conflict(
+        "peer",
+        name,
+        "warning",
+        f"{_via(chain)} declares the peer {name}@{spec}, which the host's React {react_major} does not meet; the "
+        f"image installs no {name} (the host provides it)",
+    )
+
+
 def engine_conflicts(closure: Closure, node: str, where: str) -> list[Conflict]:
     """Each installed package whose ``engines.node`` the host's Node does not satisfy: npm warns (EBADENGINE) and
     installs it, and it may fail at run time. ``where`` says whose Node ``node`` is."""
     out = []
     for path, p in sorted(closure.placed.items()):
-        wanted = p.node.engines_node
-        if wanted is None or satisfies(node, wanted) is not False:
-            continue
-        name = p.node.package_name
-        out.append(
-            Conflict(
-                "engines",
-                name,
-                "warning",
-                f"{name}@{p.node.version} ({path}, via {_via(p.chain)}) declares engines.node {wanted!r}, which "
-                f"Node {node} ({where}) does not satisfy: npm warns EBADENGINE and installs it, and it may fail at "
-                "run time",
-            )
-        )
+        found = engine_conflict(p.node.package_name, p.node.version, path, p.chain, p.node.engines_node, node, where)
+        if found is not None:
+            out.append(found)
     return out
+
+
+def engine_conflict(
+    name: str, version: str, path: str, chain: tuple[str, ...], wanted: str | None, node: str, where: str
+) -> Conflict | None:
+    """The conflict of one installed package whose ``engines.node`` range ``wanted`` excludes Node ``node``."""
+    if wanted is None or satisfies(node, wanted) is not False:
+        return None
+    return Conflict(
+        "engines",
+        name,
+        "warning",
+        f"{name}@{version} ({path}, via {_via(chain)}) declares engines.node {wanted!r}, which Node {node} "
+        f"({where}) does not satisfy: npm warns EBADENGINE and installs it, and it may fail at run time",
+    )
 
 
 def _unmet_peers(closure: Closure, host_names: frozenset[str]) -> list[Conflict]:

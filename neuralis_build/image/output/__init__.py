@@ -1,1 +1,1 @@
-"""What the build writes beside the tree (the SBOM), the transaction that swaps the image in, and image diff."""
+"""What the build writes beside the tree (the SBOM), the transaction that swaps the image in; image diff and what-if."""
